@@ -1,0 +1,69 @@
+"""Daily partitions: one key per local day, each the half-open window
+[cutoff, cutoff + 1 day) in the configured timezone."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+import dagster as dg
+
+from vllm_digest.settings import Settings
+
+DAY_FORMAT = "%Y-%m-%d"
+
+
+@dataclass(frozen=True)
+class DayWindow:
+    """A report day: partition key plus its exact bounds (aware datetimes)."""
+
+    day: dt.date
+    start: dt.datetime
+    end: dt.datetime
+
+    @property
+    def key(self) -> str:
+        return self.day.isoformat()
+
+    def contains(self, moment: dt.datetime) -> bool:
+        return self.start <= moment < self.end
+
+
+def daily_partitions(settings: Settings) -> dg.DailyPartitionsDefinition:
+    return dg.DailyPartitionsDefinition(
+        start_date=settings.start_date.strftime(DAY_FORMAT),
+        timezone=settings.timezone,
+        hour_offset=settings.cutoff.hour,
+        minute_offset=settings.cutoff.minute,
+        end_offset=0,
+        fmt=DAY_FORMAT,
+    )
+
+
+def parse_day(key: str) -> dt.date:
+    try:
+        return dt.datetime.strptime(key, DAY_FORMAT).date()
+    except (TypeError, ValueError):
+        raise ValueError(f"partition key {key!r} is not a day YYYY-MM-DD") from None
+
+
+def window_for_day(key: str, settings: Settings) -> DayWindow:
+    """The window of the day ``key``; daylight-saving days last 23 or 25 hours."""
+    day = parse_day(key)
+    tz = settings.tz
+    start = dt.datetime.combine(day, settings.cutoff, tzinfo=tz)
+    end = dt.datetime.combine(day + dt.timedelta(days=1), settings.cutoff, tzinfo=tz)
+    return DayWindow(day=day, start=start, end=end)
+
+
+def windows_for_keys(keys: list[str], settings: Settings) -> list[DayWindow]:
+    return [window_for_day(k, settings) for k in keys]
+
+
+def utc_offset_label(moment: dt.datetime) -> str:
+    """``UTC+8``, ``UTC-5``, ``UTC+5:30``: the label the seed report prints."""
+    offset = moment.utcoffset() or dt.timedelta(0)
+    minutes = int(offset.total_seconds() // 60)
+    sign = "+" if minutes >= 0 else "-"
+    hours, mins = divmod(abs(minutes), 60)
+    return f"UTC{sign}{hours}" + (f":{mins:02d}" if mins else "")

@@ -1,0 +1,242 @@
+"""The one place configuration is read and validated.
+
+Values come from an optional TOML file (``VLLM_DIGEST_CONFIG``, else
+``./vllm_digest.toml`` when it exists) and are overridden by environment
+variables. Every bad value stops here, before any run, with a message that
+names it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+SOURCES = ("sample", "github")
+LANGUAGES = ("zh", "en")
+DEFAULT_REPOS = ("vllm-project/vllm",)
+DEFAULT_START_DATE = dt.date(2026, 3, 1)
+
+_REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$")
+_CUTOFF = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+
+# file key -> environment variable
+_ENV_KEYS = {
+    "home": "VLLM_DIGEST_HOME",
+    "source": "VLLM_DIGEST_SOURCE",
+    "repos": "VLLM_DIGEST_REPOS",
+    "timezone": "VLLM_DIGEST_TIMEZONE",
+    "cutoff": "VLLM_DIGEST_CUTOFF",
+    "start_date": "VLLM_DIGEST_START_DATE",
+    "languages": "VLLM_DIGEST_LANGUAGES",
+    "taxonomy": "VLLM_DIGEST_TAXONOMY",
+    "sample_dir": "VLLM_DIGEST_SAMPLE_DIR",
+    "github_api_url": "GITHUB_API_URL",
+}
+_FILE_ONLY_KEYS = {"display_names"}
+
+
+class SettingsError(ValueError):
+    """A configuration value is unusable; the message names it."""
+
+
+@dataclass(frozen=True)
+class RepoRef:
+    """A GitHub repository, ``owner/name``."""
+
+    owner: str
+    name: str
+
+    @classmethod
+    def parse(cls, text: str) -> "RepoRef":
+        parts = text.strip().split("/")
+        if len(parts) != 2 or not all(_REPO_PART.match(p) for p in parts):
+            raise SettingsError(
+                f"repo {text!r} is not of the form owner/name "
+                "(letters, digits, '.', '-', '_')"
+            )
+        return cls(parts[0], parts[1])
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+    @property
+    def slug(self) -> str:
+        """A name usable in Dagster op names and file names."""
+        return re.sub(r"[^A-Za-z0-9_]", "_", f"{self.owner}__{self.name}")
+
+    @property
+    def key_prefix(self) -> list[str]:
+        return [re.sub(r"[^A-Za-z0-9_]", "_", p) for p in (self.owner, self.name)]
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    source: str = "sample"
+    repos: tuple[RepoRef, ...] = tuple(RepoRef.parse(r) for r in DEFAULT_REPOS)
+    timezone: str = "Asia/Shanghai"
+    cutoff: dt.time = dt.time(0, 0)
+    start_date: dt.date = DEFAULT_START_DATE
+    github_api_url: str = "https://api.github.com"
+    github_token: str | None = field(default=None, repr=False)
+    languages: tuple[str, ...] = LANGUAGES
+    taxonomy: Path | None = None
+    sample_dir: Path | None = None
+    display_names: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    @property
+    def warehouse_path(self) -> Path:
+        return self.home / "warehouse.duckdb"
+
+    @property
+    def raw_dir(self) -> Path:
+        return self.home / "raw"
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.home / "reports"
+
+    @property
+    def site_dir(self) -> Path:
+        return self.home / "site"
+
+    @property
+    def github_web_url(self) -> str:
+        """Where item pages live: github.com, or a GitHub Enterprise host."""
+        api = self.github_api_url.rstrip("/")
+        if api == "https://api.github.com":
+            return "https://github.com"
+        return re.sub(r"/api/v3$", "", api)
+
+    def display_name(self, repo: RepoRef) -> str:
+        if repo.full_name in self.display_names:
+            return self.display_names[repo.full_name]
+        if repo.full_name == "vllm-project/vllm":
+            return "vLLM"
+        return repo.name
+
+
+def _config_file(env: Mapping[str, str]) -> Path | None:
+    explicit = env.get("VLLM_DIGEST_CONFIG")
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise SettingsError(f"config file {explicit!r} (VLLM_DIGEST_CONFIG) does not exist")
+        return path
+    default = Path("vllm_digest.toml")
+    return default if default.is_file() else None
+
+
+def _read_file(path: Path | None) -> dict:
+    if path is None:
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"config file {str(path)!r} is not valid TOML: {exc}") from exc
+    unknown = set(data) - set(_ENV_KEYS) - _FILE_ONLY_KEYS
+    if unknown:
+        raise SettingsError(
+            f"config file {str(path)!r} has unknown key(s) {sorted(unknown)}; "
+            f"known keys: {sorted(set(_ENV_KEYS) | _FILE_ONLY_KEYS)}"
+        )
+    return data
+
+
+def _parse_timezone(value: str) -> str:
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError, TypeError):
+        raise SettingsError(
+            f"timezone {value!r} is not a known IANA timezone (e.g. Asia/Shanghai)"
+        ) from None
+    return value
+
+
+def _parse_cutoff(value: str) -> dt.time:
+    match = _CUTOFF.match(str(value).strip())
+    if not match:
+        raise SettingsError(f"cutoff {value!r} is not a local time HH:MM (00:00 to 23:59)")
+    return dt.time(int(match.group(1)), int(match.group(2)))
+
+
+def _parse_start_date(value: str | dt.date, timezone: str) -> dt.date:
+    if isinstance(value, dt.date):
+        day = value
+    else:
+        try:
+            day = dt.date.fromisoformat(str(value).strip())
+        except ValueError:
+            raise SettingsError(f"start date {value!r} is not a date YYYY-MM-DD") from None
+    today = dt.datetime.now(ZoneInfo(timezone)).date()
+    if day > today:
+        raise SettingsError(f"start date {day.isoformat()!r} is in the future (today is {today})")
+    return day
+
+
+def _parse_repos(value: str | list) -> tuple[RepoRef, ...]:
+    items = value.split(",") if isinstance(value, str) else list(value)
+    repos = tuple(RepoRef.parse(str(r)) for r in items if str(r).strip())
+    if not repos:
+        raise SettingsError(f"repos {value!r} names no repository")
+    slugs = [r.slug for r in repos]
+    if len(set(slugs)) != len(slugs):
+        raise SettingsError(f"repos {value!r} lists a repository twice")
+    return repos
+
+
+def _parse_languages(value: str | list) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else list(value)
+    langs = tuple(str(x).strip() for x in items if str(x).strip())
+    bad = [x for x in langs if x not in LANGUAGES]
+    if bad or not langs:
+        raise SettingsError(f"languages {value!r}: each must be one of {list(LANGUAGES)}")
+    return langs
+
+
+def _parse_api_url(value: str) -> str:
+    if not re.match(r"^https?://[^\s/]+(/[^\s]*)?$", value):
+        raise SettingsError(f"GitHub API URL {value!r} is not an http(s) URL")
+    return value.rstrip("/")
+
+
+def load_settings(env: Mapping[str, str] | None = None) -> Settings:
+    """Read the configuration: TOML file first, environment variables over it."""
+    env = os.environ if env is None else env
+    raw = _read_file(_config_file(env))
+    for key, var in _ENV_KEYS.items():
+        if env.get(var):
+            raw[key] = env[var]
+
+    source = str(raw.get("source", "sample")).strip()
+    if source not in SOURCES:
+        raise SettingsError(f"source {source!r} is not one of {list(SOURCES)}")
+    timezone = _parse_timezone(str(raw.get("timezone", "Asia/Shanghai")).strip())
+    display_names = raw.get("display_names", {})
+    if not isinstance(display_names, dict):
+        raise SettingsError(f"display_names {display_names!r} must be a table repo -> name")
+    return Settings(
+        home=Path(str(raw.get("home", "data"))).expanduser().absolute(),
+        source=source,
+        repos=_parse_repos(raw.get("repos", list(DEFAULT_REPOS))),
+        timezone=timezone,
+        cutoff=_parse_cutoff(raw.get("cutoff", "00:00")),
+        start_date=_parse_start_date(raw.get("start_date", DEFAULT_START_DATE), timezone),
+        github_api_url=_parse_api_url(str(raw.get("github_api_url", "https://api.github.com"))),
+        github_token=env.get("GITHUB_TOKEN") or None,
+        languages=_parse_languages(raw.get("languages", list(LANGUAGES))),
+        taxonomy=Path(raw["taxonomy"]).expanduser().absolute() if raw.get("taxonomy") else None,
+        sample_dir=Path(raw["sample_dir"]).expanduser().absolute() if raw.get("sample_dir") else None,
+        display_names={str(k): str(v) for k, v in display_names.items()},
+    )

@@ -1,0 +1,170 @@
+"""The embedded sample: real vLLM activity shipped inside the package.
+
+A sample folder holds ``issues.jsonl``, ``events.jsonl`` and optionally
+``pulls.jsonl``, ``comments.jsonl``, ``review_comments.jsonl`` and
+``reviews.jsonl`` (plain or ``.gz``), in GitHub REST shapes, plus
+``expected.json`` or ``coverage.json`` saying which period it covers. A day is
+served the way the live API would answer it: the items created in the window or
+touched by its events and comments, and the events and comments of the window.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import functools
+import gzip
+import json
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from vllm_digest.partitions import DayWindow
+from vllm_digest.raw_store import DayPayload
+from vllm_digest.settings import RepoRef
+
+
+def embedded_sample_root() -> Path:
+    return Path(str(resources.files("vllm_digest") / "samples"))
+
+
+def _parse_time(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _read_jsonl(folder: Path, stem: str) -> list[dict]:
+    for name, opener in ((f"{stem}.jsonl.gz", gzip.open), (f"{stem}.jsonl", open)):
+        path = folder / name
+        if path.is_file():
+            with opener(path, "rt", encoding="utf-8") as fh:
+                return [json.loads(line) for line in fh if line.strip()]
+    return []
+
+
+class _Timeline:
+    """Rows sorted by their ``created_at``, for window slicing by bisection."""
+
+    def __init__(self, rows: list[dict]):
+        keyed = sorted(
+            ((_parse_time(r["created_at"]), i, r) for i, r in enumerate(rows) if r.get("created_at")),
+            key=lambda t: (t[0], t[1]),
+        )
+        self.times = [t for t, _, _ in keyed]
+        self.rows = [r for _, _, r in keyed]
+
+    def between(self, start: dt.datetime, end: dt.datetime) -> list[dict]:
+        lo = bisect.bisect_left(self.times, start)
+        hi = bisect.bisect_left(self.times, end)
+        return self.rows[lo:hi]
+
+
+@dataclass
+class SampleData:
+    folder: Path
+    items: dict[int, dict]
+    created: _Timeline
+    events: _Timeline
+    comments: _Timeline
+    review_comments: _Timeline
+    reviews: _Timeline
+    pulls: dict[int, dict]
+    coverage: tuple[dt.datetime, dt.datetime] | None
+
+    def covers(self, window: DayWindow) -> bool:
+        return self.coverage is not None and (
+            self.coverage[0] <= window.start and window.end <= self.coverage[1]
+        )
+
+
+def _coverage(folder: Path) -> tuple[dt.datetime, dt.datetime] | None:
+    cov = folder / "coverage.json"
+    if cov.is_file():
+        data = json.loads(cov.read_text(encoding="utf-8"))
+        return _parse_time(data["start"]), _parse_time(data["end"])
+    exp = folder / "expected.json"
+    if exp.is_file():
+        windows = json.loads(exp.read_text(encoding="utf-8"))
+        return (
+            min(_parse_time(w["window_start"]) for w in windows),
+            max(_parse_time(w["window_end"]) for w in windows),
+        )
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def load_sample(folder: Path) -> SampleData:
+    if not (folder.is_dir() and (any(folder.glob("issues.jsonl*")))):
+        raise FileNotFoundError(f"no sample data (issues.jsonl) in {str(folder)!r}")
+    items = {row["number"]: row for row in _read_jsonl(folder, "issues")}
+    reviews = _read_jsonl(folder, "reviews")
+    for r in reviews:  # reviews carry submitted_at, not created_at
+        r.setdefault("created_at", r.get("submitted_at"))
+    return SampleData(
+        folder=folder,
+        items=items,
+        created=_Timeline(list(items.values())),
+        events=_Timeline(_read_jsonl(folder, "events")),
+        comments=_Timeline(_read_jsonl(folder, "comments")),
+        review_comments=_Timeline(_read_jsonl(folder, "review_comments")),
+        reviews=_Timeline(reviews),
+        pulls={row["number"]: row for row in _read_jsonl(folder, "pulls")},
+        coverage=_coverage(folder),
+    )
+
+
+def _number_from_url(url: str | None) -> int | None:
+    if not url:
+        return None
+    tail = url.rstrip("/").rsplit("/", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
+def sample_folder(repo: RepoRef, root: Path | None = None) -> Path:
+    base = root if root is not None else embedded_sample_root()
+    folder = base / f"{repo.owner}__{repo.name}"
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"the sample source has no data for repo {repo.full_name!r} "
+            f"(looked in {str(folder)!r}); use VLLM_DIGEST_SOURCE=github for other repos"
+        )
+    return folder
+
+
+def fetch_sample_day(repo: RepoRef, window: DayWindow, root: Path | None = None) -> DayPayload:
+    data = load_sample(sample_folder(repo, root))
+    events = data.events.between(window.start, window.end)
+    comments = data.comments.between(window.start, window.end)
+    review_comments = data.review_comments.between(window.start, window.end)
+    reviews = data.reviews.between(window.start, window.end)
+    numbers = {row["number"] for row in data.created.between(window.start, window.end)}
+    numbers |= {e["issue"]["number"] for e in events}
+    numbers |= {n for c in comments if (n := _number_from_url(c.get("issue_url"))) is not None}
+    numbers |= {n for c in review_comments if (n := _number_from_url(c.get("pull_request_url"))) is not None}
+    numbers |= {n for r in reviews if (n := _number_from_url(r.get("pull_request_url"))) is not None}
+    issues = [data.items[n] for n in sorted(numbers) if n in data.items]
+    pulls = [data.pulls[n] for n in sorted(numbers) if n in data.pulls]
+    covered = data.covers(window)
+    manifest = {
+        "source": "sample",
+        "repo": repo.full_name,
+        "day": window.key,
+        "window_start": window.start.isoformat(),
+        "window_end": window.end.isoformat(),
+        "semantics": "events",
+        "complete": covered,
+        "incomplete_reasons": [] if covered else ["the window is outside the sample's coverage"],
+        "request_count": 0,
+        "not_modified_count": 0,
+        "totals": {},
+    }
+    return DayPayload(
+        issues=issues,
+        events=sorted(events, key=lambda e: (e["created_at"], e["id"])),
+        comments=comments,
+        review_comments=review_comments,
+        reviews=reviews,
+        pulls=pulls,
+        manifest=manifest,
+    )

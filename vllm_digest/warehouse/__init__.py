@@ -1,0 +1,1 @@
+"""The DuckDB warehouse: connection resource, SQL files, partition writes."""

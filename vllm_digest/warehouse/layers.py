@@ -1,0 +1,66 @@
+"""Which SQL models make up each layer, and the parameters a day binds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from vllm_digest.partitions import DayWindow
+from vllm_digest.raw_store import MANIFEST, PAYLOAD_KINDS, day_dir
+from vllm_digest.settings import RepoRef
+from vllm_digest.warehouse.partitions import replace_partition
+
+STG_MODELS = (
+    "stg_fetch_manifest",
+    "stg_issues",
+    "stg_issue_events",
+    "stg_issue_comments",
+    "stg_review_comments",
+    "stg_reviews",
+    "stg_pulls",
+)
+# stg model -> the raw payload it reads
+STG_SOURCES = {
+    "stg_fetch_manifest": "manifest",
+    "stg_issues": "issues",
+    "stg_issue_events": "events",
+    "stg_issue_comments": "comments",
+    "stg_review_comments": "review_comments",
+    "stg_reviews": "reviews",
+    "stg_pulls": "pulls",
+}
+CORE_MODELS = ("core_items", "core_comments", "core_events", "core_people")
+MART_MODELS = ("mart_five_sets", "mart_daily_counts")
+
+
+def day_params(repo: RepoRef, window: DayWindow, raw_root: Path) -> dict:
+    folder = day_dir(raw_root, repo, window.key)
+    if not (folder / MANIFEST).is_file():
+        raise FileNotFoundError(
+            f"day {window.key} of {repo.full_name} was never landed (no {str(folder / MANIFEST)!r}): "
+            "materialize raw_activity for it first"
+        )
+    params = {
+        "repo": repo.full_name,
+        "day": window.key,
+        "window_start": window.start,
+        "window_end": window.end,
+        "manifest_path": str(folder / MANIFEST),
+    }
+    for kind in PAYLOAD_KINDS:
+        params[f"{kind}_path"] = str(folder / f"{kind}.jsonl")
+    return params
+
+
+def build_days(
+    con: duckdb.DuckDBPyConnection,
+    models: tuple[str, ...],
+    repo: RepoRef,
+    windows: list[DayWindow],
+    raw_root: Path,
+) -> dict[str, dict[str, int]]:
+    """Rebuild ``models`` for each day; returns day -> model -> rows."""
+    return {
+        w.key: replace_partition(con, models, day_params(repo, w, raw_root)) for w in windows
+    }

@@ -1,0 +1,60 @@
+"""A DuckDB resource of our own: every connection is closed, readers can open
+read-only, and a busy file lock is retried for a while instead of failing."""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from pathlib import Path
+from typing import Iterator
+
+import dagster as dg
+import duckdb
+
+from vllm_digest.warehouse.sql_files import read_sql
+
+_LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
+
+
+class WarehouseResource(dg.ConfigurableResource):
+    """The DuckDB file every warehouse asset reads and writes."""
+
+    path: str
+    lock_timeout_seconds: float = 120.0
+
+    @contextlib.contextmanager
+    def connect(self, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        con = self._open(read_only)
+        try:
+            yield con
+        finally:
+            con.close()
+
+    def _open(self, read_only: bool) -> duckdb.DuckDBPyConnection:
+        path = Path(self.path)
+        if not read_only:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        elif not path.exists():
+            raise FileNotFoundError(
+                f"warehouse {self.path!r} does not exist yet: materialize the warehouse assets first"
+            )
+        deadline = time.monotonic() + self.lock_timeout_seconds
+        delay = 0.05
+        while True:
+            try:
+                con = duckdb.connect(self.path, read_only=read_only)
+                break
+            except duckdb.IOException as exc:
+                if not any(s in str(exc) for s in _LOCK_ERRORS) or time.monotonic() > deadline:
+                    raise
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 2.0)
+        try:
+            con.execute("SET TimeZone = 'UTC'")
+            if not read_only:
+                con.execute(read_sql("schema"))
+        except BaseException:
+            con.close()
+            raise
+        return con
