@@ -12,7 +12,7 @@ from typing import Iterator
 import dagster as dg
 import duckdb
 
-from vllm_digest.warehouse.sql_files import read_sql
+from vllm_digest.warehouse.sql_files import schema_statements
 
 _LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
 
@@ -53,7 +53,8 @@ class WarehouseResource(dg.ConfigurableResource):
         try:
             con.execute("SET TimeZone = 'UTC'")
             if not read_only:
-                con.execute(read_sql("schema"))
+                for ddl in schema_statements():
+                    con.execute(ddl)
         except BaseException:
             con.close()
             raise

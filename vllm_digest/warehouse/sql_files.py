@@ -52,3 +52,10 @@ def bind(sql: str, values: dict) -> dict:
     if missing:
         raise KeyError(f"SQL needs parameters {sorted(missing)} that were not given")
     return {k: values[k] for k in wanted}
+
+
+@functools.lru_cache(maxsize=1)
+def schema_statements() -> tuple[str, ...]:
+    """Every ``schema*.sql`` file (tables and macros), ``schema.sql`` first."""
+    files = sorted(sql_dir().glob("schema*.sql"), key=lambda p: (p.name != "schema.sql", p.name))
+    return tuple(p.read_text(encoding="utf-8") for p in files)
