@@ -15,7 +15,8 @@ DAY_FORMAT = "%Y-%m-%d"
 
 @dataclass(frozen=True)
 class DayWindow:
-    """A report day: partition key plus its exact bounds (aware datetimes)."""
+    """A report day: partition key plus its exact bounds, held in UTC because
+    Python compares and subtracts two datetimes of one zone as wall-clock times."""
 
     day: dt.date
     start: dt.datetime
@@ -53,7 +54,7 @@ def window_for_day(key: str, settings: Settings) -> DayWindow:
     tz = settings.tz
     start = dt.datetime.combine(day, settings.cutoff, tzinfo=tz)
     end = dt.datetime.combine(day + dt.timedelta(days=1), settings.cutoff, tzinfo=tz)
-    return DayWindow(day=day, start=start, end=end)
+    return DayWindow(day=day, start=start.astimezone(dt.timezone.utc), end=end.astimezone(dt.timezone.utc))
 
 
 def windows_for_keys(keys: list[str], settings: Settings) -> list[DayWindow]:

@@ -1,0 +1,62 @@
+"""Shared fixtures: a temporary data home, settings built from a fake
+environment, and real Dagster materializations against it."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import dagster as dg
+import pytest
+
+from vllm_digest.definitions import build_definitions
+from vllm_digest.settings import Settings, load_settings
+
+warnings.filterwarnings("ignore", category=dg.BetaWarning)
+warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+
+SHIPPED_SAMPLE = Path(__file__).resolve().parents[1] / "vllm_digest" / "samples" / "vllm-project__vllm"
+
+
+def sample_windows() -> list[dict]:
+    return json.loads((SHIPPED_SAMPLE / "expected.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def make_settings(tmp_path):
+    """Settings for a fresh data home; keyword arguments are environment variables."""
+
+    def _make(**env: str) -> Settings:
+        base = {"VLLM_DIGEST_HOME": str(tmp_path / "home"), "VLLM_DIGEST_CUTOFF": "11:39"}
+        base.update(env)
+        return load_settings(base)
+
+    return _make
+
+
+def materialize(settings: Settings, first: str, last: str | None = None, instance=None):
+    """Materialize every asset of the graph for one day or a range, in one run."""
+    defs = build_definitions(settings)
+    assets = list(defs.assets)
+    kwargs = {}
+    if last is None or last == first:
+        kwargs["partition_key"] = first
+    else:
+        kwargs["tags"] = {
+            "dagster/asset_partition_range_start": first,
+            "dagster/asset_partition_range_end": last,
+        }
+    result = dg.materialize(
+        assets,
+        resources=defs.resources,
+        instance=instance or dg.DagsterInstance.ephemeral(),
+        **kwargs,
+    )
+    assert result.success
+    return result
+
+
+def report_path(settings: Settings, day: str, suffix: str = "zh.md") -> Path:
+    repo = settings.repos[0]
+    return settings.reports_dir / repo.owner / repo.name / f"{day}.{suffix}"

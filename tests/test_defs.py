@@ -1,0 +1,39 @@
+"""The definitions load, and hold the graph the UI shows."""
+
+import dagster as dg
+
+from vllm_digest.definitions import build_definitions
+
+
+def test_module_definitions_load():
+    import vllm_digest.definitions as module
+
+    dg.Definitions.validate_loadable(module.defs)
+
+
+def test_graph_per_repo_with_groups_and_descriptions(make_settings):
+    settings = make_settings(VLLM_DIGEST_REPOS="vllm-project/vllm,sgl-project/sglang")
+    defs = build_definitions(settings)
+    graph = defs.resolve_asset_graph()
+    keys = {k.to_user_string() for k in graph.get_all_asset_keys()}
+    for prefix in ("vllm_project/vllm", "sgl_project/sglang"):
+        for table in ("raw_activity", "stg_issues", "core_items", "mart_five_sets", "daily_report"):
+            assert f"{prefix}/{table}" in keys
+    groups = {graph.get(k).group_name for k in graph.get_all_asset_keys()}
+    assert {"ingest", "warehouse", "report"} <= groups
+    for key in graph.get_all_asset_keys():
+        node = graph.get(key)
+        assert node.description and len(node.description) > 40, key
+        assert node.kinds, key
+
+
+def test_lineage_raw_to_report(make_settings):
+    graph = build_definitions(make_settings()).resolve_asset_graph()
+
+    def up(name):
+        return {k.path[-1] for k in graph.get(dg.AssetKey(["vllm_project", "vllm", name])).parent_keys}
+
+    assert up("stg_issues") == {"raw_activity"}
+    assert up("core_items") == {"stg_issues", "stg_pulls"}
+    assert "core_events" in up("mart_five_sets")
+    assert {"mart_five_sets", "mart_daily_counts"} <= up("daily_report")

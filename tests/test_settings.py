@@ -1,0 +1,67 @@
+"""Configuration: defaults, file + environment, and bad values named in the error."""
+
+import datetime as dt
+
+import pytest
+
+from vllm_digest.settings import SettingsError, load_settings
+
+
+def test_defaults(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    s = load_settings({})
+    assert s.source == "sample"
+    assert [r.full_name for r in s.repos] == ["vllm-project/vllm"]
+    assert s.timezone == "Asia/Shanghai"
+    assert s.cutoff == dt.time(0, 0)
+    assert s.home == tmp_path / "data"
+    assert s.github_api_url == "https://api.github.com"
+    assert s.github_web_url == "https://github.com"
+
+
+def test_environment_overrides_file(tmp_path):
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('timezone = "Europe/Berlin"\ncutoff = "08:15"\nrepos = ["a/b", "c/d"]\n')
+    s = load_settings({"VLLM_DIGEST_CONFIG": str(cfg), "VLLM_DIGEST_CUTOFF": "11:39"})
+    assert s.timezone == "Europe/Berlin"
+    assert s.cutoff == dt.time(11, 39)
+    assert [r.full_name for r in s.repos] == ["a/b", "c/d"]
+
+
+def test_enterprise_web_url():
+    s = load_settings({"GITHUB_API_URL": "https://ghe.example.com/api/v3"})
+    assert s.github_web_url == "https://ghe.example.com"
+
+
+def test_token_not_in_repr():
+    s = load_settings({"GITHUB_TOKEN": "ghp_secret123"})
+    assert s.github_token == "ghp_secret123"
+    assert "ghp_secret123" not in repr(s)
+
+
+@pytest.mark.parametrize(
+    "env, named",
+    [
+        ({"VLLM_DIGEST_TIMEZONE": "Mars/Olympus"}, "'Mars/Olympus'"),
+        ({"VLLM_DIGEST_CUTOFF": "25:00"}, "'25:00'"),
+        ({"VLLM_DIGEST_CUTOFF": "11.39"}, "'11.39'"),
+        ({"VLLM_DIGEST_REPOS": "vllm"}, "'vllm'"),
+        ({"VLLM_DIGEST_REPOS": "a/b/c"}, "'a/b/c'"),
+        ({"VLLM_DIGEST_START_DATE": "2999-01-01"}, "'2999-01-01'"),
+        ({"VLLM_DIGEST_START_DATE": "yesterday"}, "'yesterday'"),
+        ({"VLLM_DIGEST_SOURCE": "gitlab"}, "'gitlab'"),
+        ({"VLLM_DIGEST_LANGUAGES": "zh,fr"}, "'zh,fr'"),
+        ({"GITHUB_API_URL": "ftp://x"}, "'ftp://x'"),
+    ],
+)
+def test_bad_values_are_named(env, named):
+    with pytest.raises(SettingsError) as err:
+        load_settings(env)
+    assert named in str(err.value)
+
+
+def test_unknown_file_key_is_named(tmp_path):
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('timezon = "UTC"\n')
+    with pytest.raises(SettingsError, match="timezon"):
+        load_settings({"VLLM_DIGEST_CONFIG": str(cfg)})

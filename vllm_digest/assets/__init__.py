@@ -1,0 +1,1 @@
+"""Dagster assets. They are thin: the work lives in the modules they call."""

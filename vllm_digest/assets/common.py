@@ -1,0 +1,26 @@
+"""What every partitioned asset shares: its partitions, policy and day windows."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from vllm_digest.partitions import DayWindow, windows_for_keys
+from vllm_digest.settings import Settings
+
+WAREHOUSE_POOL = "duckdb_warehouse"
+SINGLE_RUN = dg.BackfillPolicy.single_run()
+
+
+def context_windows(context: dg.AssetExecutionContext, settings: Settings) -> list[DayWindow]:
+    """The days this run covers: one for a normal run, many for a single-run backfill."""
+    return windows_for_keys(list(context.partition_keys), settings)
+
+
+def table_schema(columns: list[tuple[str, str]]) -> dg.TableSchema:
+    return dg.TableSchema(columns=[dg.TableColumn(name, dtype) for name, dtype in columns])
+
+
+def day_span(windows: list[DayWindow]) -> str:
+    if len(windows) == 1:
+        return windows[0].key
+    return f"{windows[0].key}...{windows[-1].key} ({len(windows)} days)"

@@ -1,0 +1,28 @@
+"""One set of assets per configured repository, built by one factory."""
+
+from __future__ import annotations
+
+import dagster as dg
+
+from vllm_digest.assets.ingest import build_raw_asset
+from vllm_digest.assets.report import build_report_asset
+from vllm_digest.assets.warehouse import build_layer_asset
+from vllm_digest.partitions import daily_partitions
+from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS
+
+
+def build_repo_assets(repo: RepoRef, settings: Settings, partitions_def=None) -> list[dg.AssetsDefinition]:
+    partitions_def = partitions_def or daily_partitions(settings)
+    return [
+        build_raw_asset(repo, settings, partitions_def),
+        build_layer_asset(repo, settings, partitions_def, "stg", STG_MODELS, "warehouse"),
+        build_layer_asset(repo, settings, partitions_def, "core", CORE_MODELS, "warehouse"),
+        build_layer_asset(repo, settings, partitions_def, "mart", MART_MODELS, "warehouse"),
+        build_report_asset(repo, settings, partitions_def),
+    ]
+
+
+def build_all_assets(settings: Settings) -> list[dg.AssetsDefinition]:
+    partitions_def = daily_partitions(settings)
+    return [a for repo in settings.repos for a in build_repo_assets(repo, settings, partitions_def)]

@@ -1,0 +1,59 @@
+"""The ingest group: land each day's raw payloads on disk."""
+
+
+import dagster as dg
+
+from vllm_digest.assets.common import SINGLE_RUN, context_windows, day_span
+from vllm_digest.raw_store import day_dir, read_day, write_day
+from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.sources.resource import ActivitySourceResource
+
+RAW_ASSET = "raw_activity"
+
+
+def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=[*repo.key_prefix, RAW_ASSET],
+        partitions_def=partitions_def,
+        backfill_policy=SINGLE_RUN,
+        group_name="ingest",
+        kinds={"github", "json"},
+        retry_policy=dg.RetryPolicy(max_retries=2, delay=10, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS),
+        description=(
+            f"The day's raw GitHub activity of {repo.full_name}: issues and PRs touched in the "
+            "window, their closing/merge events, comments and reviews, landed exactly as received "
+            f"under `raw/{repo.owner}/{repo.name}/<day>/` with a manifest of how they were fetched. "
+            "Each day is written whole or not at all; a failed fetch leaves the previous landing."
+        ),
+    )
+    def raw_activity(
+        context: dg.AssetExecutionContext, activity_source: ActivitySourceResource
+    ) -> dg.MaterializeResult:
+        windows = context_windows(context, settings)
+        totals = {"issues": 0, "events": 0, "comments": 0, "requests": 0}
+        incomplete: list[str] = []
+        for window in windows:
+            previous = read_day(settings.raw_dir, repo, window.key)
+            payload = activity_source.fetch_day(repo, window, previous)
+            write_day(settings.raw_dir, repo, window.key, payload)
+            totals["issues"] += len(payload.issues)
+            totals["events"] += len(payload.events)
+            totals["comments"] += len(payload.comments) + len(payload.review_comments)
+            totals["requests"] += int(payload.manifest.get("request_count", 0))
+            if not payload.manifest.get("complete", False):
+                incomplete.append(window.key)
+        context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")
+        return dg.MaterializeResult(
+            metadata={
+                "days": day_span(windows),
+                "path": dg.MetadataValue.path(str(day_dir(settings.raw_dir, repo, windows[-1].key))),
+                "issues_and_prs": totals["issues"],
+                "events": totals["events"],
+                "comments": totals["comments"],
+                "request_count": totals["requests"],
+                "complete": not incomplete,
+                "incomplete_days": ", ".join(incomplete) or "none",
+            }
+        )
+
+    return raw_activity

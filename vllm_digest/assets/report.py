@@ -1,0 +1,55 @@
+"""The report group: render each day's digest from the marts."""
+
+
+import dagster as dg
+
+from vllm_digest.assets.common import SINGLE_RUN, WAREHOUSE_POOL, context_windows, day_span
+from vllm_digest.report.context import build_context
+from vllm_digest.report.render import render_markdown, write_report
+from vllm_digest.report.sections import build_sections
+from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.warehouse.resource import WarehouseResource
+
+REPORT_ASSET = "daily_report"
+REPORT_INPUTS = ("mart_five_sets", "mart_daily_counts")
+
+
+def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=[*repo.key_prefix, REPORT_ASSET],
+        deps=[dg.AssetKey([*repo.key_prefix, t]) for t in REPORT_INPUTS],
+        partitions_def=partitions_def,
+        backfill_policy=SINGLE_RUN,
+        pool=WAREHOUSE_POOL,
+        group_name="report",
+        kinds={"markdown", "jinja"},
+        description=(
+            f"The daily development digest of {repo.full_name}: the header with the window and the "
+            "five counts, the seven analysis sections and the appendix of the five lists, written "
+            f"to `reports/{repo.owner}/{repo.name}/<day>.<lang>.md` (languages: "
+            f"{', '.join(settings.languages)}) plus `<day>.json` with the counts and item numbers."
+        ),
+    )
+    def daily_report(
+        context: dg.AssetExecutionContext, warehouse: WarehouseResource
+    ) -> dg.MaterializeResult:
+        windows = context_windows(context, settings)
+        with warehouse.connect(read_only=True) as con:
+            contexts = [build_context(con, settings, repo, w) for w in windows]
+        written = {}
+        for ctx in contexts:
+            ctx["sections"] = build_sections(ctx)
+            written = write_report(settings, repo, ctx)
+        last = contexts[-1]
+        preview_lang = settings.languages[0]
+        metadata = {
+            "days": day_span(windows),
+            "preview": dg.MetadataValue.md(render_markdown(last, preview_lang)),
+            **{f"path_{name.replace('.', '_')}": dg.MetadataValue.path(str(p)) for name, p in written.items()},
+            **{k: v for k, v in last["counts"].items()},
+            "complete": last["fetch"]["complete"],
+        }
+        context.log.info(f"wrote reports for {repo.full_name} {day_span(windows)}")
+        return dg.MaterializeResult(metadata=metadata)
+
+    return daily_report

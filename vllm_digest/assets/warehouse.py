@@ -1,0 +1,95 @@
+"""The warehouse and analytics groups: SQL models, one Dagster asset per table.
+
+A layer's tables are built by one step (one transaction per day), while each
+table stays its own asset so the UI shows the table-level lineage that the SQL
+files themselves declare.
+"""
+
+
+import re
+from typing import Callable
+
+import dagster as dg
+
+from vllm_digest.assets.common import (
+    SINGLE_RUN,
+    WAREHOUSE_POOL,
+    context_windows,
+    day_span,
+    table_schema,
+)
+from vllm_digest.assets.ingest import RAW_ASSET
+from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.warehouse.layers import build_days
+from vllm_digest.warehouse.partitions import table_columns
+from vllm_digest.warehouse.resource import WarehouseResource
+from vllm_digest.warehouse.sql_files import purpose, read_sql
+
+_TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|mart)_[a-z0-9_]+)", re.IGNORECASE)
+
+
+def upstream_tables(model: str) -> list[str]:
+    """The tables a model reads, as its SQL names them."""
+    return sorted({t for t in _TABLE_REF.findall(read_sql(model)) if t != model})
+
+
+def model_spec(repo: RepoRef, model: str, group: str) -> dg.AssetSpec:
+    upstream = upstream_tables(model)
+    deps = [dg.AssetKey([*repo.key_prefix, t]) for t in upstream]
+    if not upstream and model.startswith("stg_"):
+        deps = [dg.AssetKey([*repo.key_prefix, RAW_ASSET])]
+    sql = read_sql(model)
+    return dg.AssetSpec(
+        key=[*repo.key_prefix, model],
+        deps=deps,
+        description=f"{purpose(model)}\n\nTable `{model}` in the warehouse, one partition per (repo, day).",
+        group_name=group,
+        kinds={"duckdb", "sql"},
+        metadata={"sql": dg.MetadataValue.md(f"```sql\n{sql}\n```"), "table": model},
+    )
+
+
+BuildFn = Callable[..., dict[str, dict[str, int]]]
+
+
+def build_layer_asset(
+    repo: RepoRef,
+    settings: Settings,
+    partitions_def,
+    layer: str,
+    models: tuple[str, ...],
+    group: str,
+    build: BuildFn | None = None,
+) -> dg.AssetsDefinition:
+    """One step that rebuilds ``models`` for every day of the run."""
+    specs = [model_spec(repo, m, group) for m in models]
+
+    @dg.multi_asset(
+        name=f"{repo.slug}__{layer}",
+        specs=specs,
+        partitions_def=partitions_def,
+        backfill_policy=SINGLE_RUN,
+        pool=WAREHOUSE_POOL,
+    )
+    def layer_asset(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
+        windows = context_windows(context, settings)
+        with warehouse.connect() as con:
+            if build is None:
+                per_day = build_days(con, models, repo, windows, settings.raw_dir)
+            else:
+                per_day = build(con, repo, windows)
+            schemas = {m: table_columns(con, m) for m in models}
+        context.log.info(f"built {layer} for {repo.full_name} {day_span(windows)}")
+        for model in models:
+            rows = [per_day[w.key][model] for w in windows]
+            metadata = {
+                "days": day_span(windows),
+                "rows_written": sum(rows),
+                "dagster/column_schema": table_schema(schemas[model]),
+                "dagster/table_name": f"warehouse.main.{model}",
+            }
+            if len(windows) == 1:
+                metadata["dagster/row_count"] = rows[0]
+            yield dg.MaterializeResult(asset_key=[*repo.key_prefix, model], metadata=metadata)
+
+    return layer_asset

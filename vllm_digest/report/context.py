@@ -1,0 +1,122 @@
+"""Build the one dict a day's report is rendered from, out of the marts only.
+
+Templates compute nothing: every label, link and sentence fragment they print
+is prepared here, in a stable order, so the same tables give the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import duckdb
+
+from vllm_digest.partitions import DayWindow, utc_offset_label
+from vllm_digest.report.markdown_safe import md_inline, plain_inline
+from vllm_digest.settings import RepoRef, Settings
+
+SET_NAMES = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
+
+
+class ReportDataMissing(LookupError):
+    """The marts hold no rows for the day asked for."""
+
+
+def local_label(moment: dt.datetime, settings: Settings) -> str:
+    local = moment.astimezone(settings.tz)
+    return f"{local:%Y-%m-%d %H:%M} ({utc_offset_label(local)})"
+
+
+def item_url(settings: Settings, repo: RepoRef, kind: str, number: int) -> str:
+    """Built from our own config, never from payload text."""
+    path = "pull" if kind == "pr" else "issues"
+    return f"{settings.github_web_url}/{repo.full_name}/{path}/{int(number)}"
+
+
+def _item(row: dict, settings: Settings, repo: RepoRef) -> dict:
+    labels = list(row["labels"] or [])
+    return {
+        "number": row["number"],
+        "kind": row["kind"],
+        "url": item_url(settings, repo, row["kind"], row["number"]),
+        "title_md": md_inline(row["title"]),
+        "title": plain_inline(row["title"]),
+        "labels": [plain_inline(x, 80) for x in labels],
+        "labels_md": ",".join(md_inline(x, 80) for x in labels),
+        "author_md": md_inline(row["author_login"], 80),
+        "author": plain_inline(row["author_login"], 80),
+        "time_label": local_label(row["occurred_at"], settings),
+        "occurred_at": row["occurred_at"].astimezone(dt.timezone.utc).isoformat(),
+    }
+
+
+def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> list[dict]:
+    cur = con.execute(sql, params)
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def build_context(
+    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow
+) -> dict:
+    params = {"repo": repo.full_name, "day": window.key}
+    counts_rows = _rows(
+        con,
+        "SELECT * FROM mart_daily_counts WHERE repo = $repo AND day = CAST($day AS DATE)",
+        params,
+    )
+    if not counts_rows:
+        raise ReportDataMissing(
+            f"no mart_daily_counts row for {repo.full_name} {window.key}: "
+            "materialize the warehouse assets for that day first"
+        )
+    counts = {k: int(counts_rows[0][k]) for k in SET_NAMES}
+    manifest = _rows(
+        con,
+        "SELECT source, semantics, complete, incomplete_reasons FROM stg_fetch_manifest "
+        "WHERE repo = $repo AND day = CAST($day AS DATE)",
+        params,
+    )[0]
+    members = _rows(
+        con,
+        # newest first; ties broken by the larger number so the order is total
+        "SELECT * FROM mart_five_sets WHERE repo = $repo AND day = CAST($day AS DATE) "
+        "ORDER BY set_name, occurred_at DESC, number DESC",
+        params,
+    )
+    lists: dict[str, list[dict]] = {name: [] for name in SET_NAMES}
+    for row in members:
+        lists[row["set_name"]].append(_item(row, settings, repo))
+    return {
+        "repo": repo.full_name,
+        "display_name": settings.display_name(repo),
+        "day": window.key,
+        "window": {
+            "start": window.start.astimezone(settings.tz).isoformat(),
+            "end": window.end.astimezone(settings.tz).isoformat(),
+            "start_label": local_label(window.start, settings),
+            "end_label": local_label(window.end, settings),
+            "timezone": settings.timezone,
+        },
+        "counts": counts,
+        "fetch": {
+            "source": manifest["source"],
+            "semantics": manifest["semantics"],
+            "complete": bool(manifest["complete"]),
+            "incomplete_reasons": [plain_inline(r) for r in manifest["incomplete_reasons"] or []],
+        },
+        "lists": lists,
+    }
+
+
+def summary_json(context: dict) -> str:
+    """``<day>.json``: the window, the five counts and the five lists' numbers."""
+    doc = {
+        "repo": context["repo"],
+        "day": context["day"],
+        "window": {k: context["window"][k] for k in ("start", "end", "timezone")},
+        "counts": context["counts"],
+        "lists": {k: [i["number"] for i in v] for k, v in context["lists"].items()},
+        "fetch": context["fetch"],
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"

@@ -1,0 +1,55 @@
+"""Make untrusted item text inert inside one line of Markdown.
+
+Titles are printed as they are wherever that is safe, so the appendix matches
+the seed report byte for byte; only what could start a link, an image, raw
+HTML, an autolink or a new block is neutralised.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_INLINE_CHARS = 300
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+_WHITESPACE_BREAKS = re.compile(r"[\r\n\t]+")
+# CommonMark raw HTML: an open/close tag, comment, declaration or processing
+# instruction. `<tool_call>` (underscore) and `<parameter=>` are not tags and
+# stay literal, as in the seed.
+_HTML_START = re.compile(r"<(?=/?[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|[!?])")
+_AUTOLINK = re.compile(r"<(?=[A-Za-z][A-Za-z0-9+.-]{1,31}:)")
+_LINK_OPEN = re.compile(r"\](?=\()")
+_BARE_URL = re.compile(r"(?i)\b(https?|ftp|javascript|data|vbscript|file)(:)")
+_WWW = re.compile(r"(?i)\bwww\.")
+
+
+def md_inline(text: str | None, limit: int = MAX_INLINE_CHARS) -> str:
+    """One safe line of Markdown from untrusted text."""
+    if not text:
+        return ""
+    text = _ANSI.sub("", text)
+    text = _WHITESPACE_BREAKS.sub(" ", text)
+    text = _CONTROL.sub("", text)
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    text = text.replace("&", "&amp;") if re.search(r"&[#A-Za-z0-9]+;", text) else text
+    text = _HTML_START.sub("&lt;", text)
+    text = _AUTOLINK.sub("&lt;", text)
+    text = text.replace("![", "!\\[")
+    text = _LINK_OPEN.sub("\\\\]", text)
+    text = _BARE_URL.sub(lambda m: m.group(1) + "\\:", text)
+    text = _WWW.sub(lambda m: m.group(0)[:-1] + "\\.", text)
+    return text
+
+
+def plain_inline(text: str | None, limit: int = MAX_INLINE_CHARS) -> str:
+    """One line of plain text (for HTML, JSON and feeds, which escape on output)."""
+    if not text:
+        return ""
+    text = _ANSI.sub("", text)
+    text = _WHITESPACE_BREAKS.sub(" ", text)
+    text = _CONTROL.sub("", text)
+    if len(text) > limit:
+        text = text[: limit - 1].rstrip() + "…"
+    return text
