@@ -1,0 +1,38 @@
+# Both entry points set everything up themselves: venv, install, then run.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
+# the embedded sample's report windows close at 11:39 (UTC+8), like the seed report
+export VLLM_DIGEST_CUTOFF ?= 11:39
+PORT ?= 3000
+
+.PHONY: demo test dev bench install instance clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip 2>/dev/null || true
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+instance:
+	@mkdir -p $(DAGSTER_HOME)
+	@cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
+
+demo: install instance
+	$(PY) -m vllm_digest.demo
+
+test: install
+	$(PY) -m pytest -q -p no:cacheprovider
+
+dev: install instance
+	$(VENV)/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(PORT)
+
+bench: install
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) data .dagster_home
