@@ -8,7 +8,7 @@ export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 export VLLM_DIGEST_CUTOFF ?= 11:39
 PORT ?= 3000
 
-.PHONY: demo test dev bench install instance clean
+.PHONY: demo test dev bench install instance browser clean
 
 install: $(STAMP)
 
@@ -25,7 +25,15 @@ instance:
 demo: install instance
 	$(PY) -m vllm_digest.demo
 
-test: install
+# Browser tests drive Debian's chromium through Playwright (no browser download).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	      || echo "chromium could not be installed; browser tests will be skipped"; \
+	  else echo "chromium missing and not root; browser tests will be skipped"; fi; }
+
+test: install browser
 	$(PY) -m pytest -q -p no:cacheprovider
 
 dev: install instance
