@@ -1,0 +1,1 @@
+"""Optional, grounded LLM narrative for the report's analysis sections."""
