@@ -392,3 +392,25 @@ def test_focus_needs_its_summary_line_in_each_language():
     assert "missing required '小结'" in validate("AMD 有 #37826。", "focus", "zh", FACTS)
     assert validate("AMD: #37826.\n\n**小结**：兼容性扩大。", "focus", "zh", FACTS) == []
     assert "missing required '**Summary**'" in validate("AMD: #37826.", "focus", "en", FACTS)
+
+
+def test_cached_text_that_no_longer_validates_is_regenerated(con, emulator):
+    from vllm_digest.narrative import cache
+
+    key = cache.cache_key("qwen-test", "key_changes", "zh", KEY_FACTS)
+    cache.put(con, key, model="qwen-test", section="key_changes", language="zh",
+              text="1. **PR #424242** 技术解读 影响", tokens_in=1, tokens_out=1)
+    emulator.queue(GOOD_KEY)
+    result = narrate_sections(con, make_config(emulator.base_url), "zh", key_changes_only())
+    assert len(emulator.requests) == 1
+    assert result.sections["key_changes"] == GOOD_KEY
+    assert con.execute("SELECT response FROM narrative_cache WHERE key = ?", [key]).fetchone() == (GOOD_KEY,)
+
+
+def test_en_discussion_markers_are_checked_per_entry():
+    facts = dict(DISC_FACTS, items=DISC_FACTS["items"] + [{"number": 26897, "title": "deepseek tool_calls", "comments": 10}])
+    text = (
+        "1. **#36155** (7 comments)\n   - **Core issue**: a\n   - **Viewpoints**: b\n   - **Conclusion**: c\n"
+        "2. **#26897** (10 comments)\n   - **Core issue**: a\n   - **Viewpoints**: b\n"
+    )
+    assert validate(text, "discussions", "en", facts) == ["entry 2 is missing required 'Conclusion'"]

@@ -3,6 +3,19 @@
 Per section: cache hit -> use it; else call; validate; on violations send ONE
 repair request; validate again; else fall back to the deterministic Markdown
 and record why. Nothing here raises because the provider misbehaved.
+
+A facts pack is plain JSON-able data, the same shape for every section:
+    {"repo": "owner/name", "day": "YYYY-MM-DD",
+     "counts":  {name: number, ...},          # optional: summary, activity
+     "metrics": {name: number, ...},          # optional: activity (ratios 0-1 may be written as %)
+     "items": [{"number": int, "kind": "issue"|"pr", "title": str, "labels": [str], "author": str,
+                "is_amd_author": bool, "state": str, "comments": int, "score": float,
+                "additions": int, "deletions": int, "files": int, "reviews": {state: int},
+                "gist": str, "comment_excerpts": [{"author": str, "text": str}],
+                "related": [int]}]}          # related: numbers the item itself links to, citable as #N
+Only "number" is required per item; every number anywhere in the pack may be cited.
+The connection must be a writable one from WarehouseResource.connect(), which creates
+``narrative_cache``; it is held while the provider is called.
 """
 
 from __future__ import annotations
