@@ -1,0 +1,173 @@
+"""Turn each section's facts into LLM Markdown, or keep its deterministic text.
+
+Per section: cache hit -> use it; else call; validate; on violations send ONE
+repair request; validate again; else fall back to the deterministic Markdown
+and record why. Nothing here raises because the provider misbehaved.
+
+A facts pack is plain JSON-able data, the same shape for every section:
+    {"repo": "owner/name", "day": "YYYY-MM-DD",
+     "counts":  {name: number, ...},          # optional: summary, activity
+     "metrics": {name: number, ...},          # optional: activity (ratios 0-1 may be written as %)
+     "items": [{"number": int, "kind": "issue"|"pr", "title": str, "labels": [str], "author": str,
+                "is_amd_author": bool, "state": str, "comments": int, "score": float,
+                "additions": int, "deletions": int, "files": int, "reviews": {state: int},
+                "gist": str, "comment_excerpts": [{"author": str, "text": str}],
+                "related": [int]}]}          # related: numbers the item itself links to, citable as #N
+Only "number" is required per item; every number anywhere in the pack may be cited.
+The connection must be a writable one from WarehouseResource.connect(), which creates
+``narrative_cache``; it is held while the provider is called.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import duckdb
+
+from vllm_digest.narrative import cache
+from vllm_digest.narrative.config import NarrativeConfig
+from vllm_digest.narrative.prompts import PROMPT_VERSION, build_messages, check_section, repair_messages
+from vllm_digest.narrative.provider import ChatProvider
+from vllm_digest.narrative.validator import validate
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SectionInput:
+    facts: dict
+    deterministic_md: str  # the section body without its ### heading
+
+
+@dataclass
+class NarrativeResult:
+    sections: dict[str, str]
+    metadata: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Outcome:
+    text: str
+    source: str  # "llm", "cache" or "deterministic"
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    reason: str | None = None
+    violations: list[str] = field(default_factory=list)
+
+
+def narrate_sections(
+    con: duckdb.DuckDBPyConnection,
+    config: NarrativeConfig,
+    language: str,
+    sections: Mapping[str, SectionInput],
+) -> NarrativeResult:
+    for section_id in sections:
+        check_section(section_id, language)  # a caller bug, caught before any call is made
+
+    outcomes: dict[str, _Outcome] = {}
+    if not config.enabled:
+        for section_id, inp in sections.items():
+            outcomes[section_id] = _Outcome(inp.deterministic_md, "deterministic", reason="narrative layer off")
+    else:
+        with ChatProvider(config) as provider:
+            for section_id, inp in sections.items():
+                outcomes[section_id] = _narrate_one(con, config, provider, section_id, language, inp)
+
+    result = NarrativeResult(
+        sections={sid: o.text for sid, o in outcomes.items()},
+        metadata=_metadata(config, language, outcomes),
+    )
+    log.info(
+        "narrative %s: %d call(s), %d cache hit(s), fell back: %s",
+        language, result.metadata["calls"], result.metadata["cache_hits"],
+        sorted(result.metadata["fallbacks"]) or "none",
+    )
+    return result
+
+
+def _has_facts(facts: dict) -> bool:
+    return bool(facts.get("items") or facts.get("counts") or facts.get("metrics"))
+
+
+def _narrate_one(con, config: NarrativeConfig, provider: ChatProvider, section: str,
+                 language: str, inp: SectionInput) -> _Outcome:
+    facts = inp.facts
+    if not _has_facts(facts):
+        # nothing to ground a narrative in: the deterministic "nothing today" text is the honest one
+        return _Outcome(inp.deterministic_md, "deterministic", reason="no facts to narrate")
+
+    key = cache.cache_key(config.model, section, language, facts)
+    if not config.refresh:
+        hit = cache.get(con, key)
+        # re-checked so a validator tightened since the response was stored still applies
+        if hit is not None and not validate(hit.text, section, language, facts):
+            return _Outcome(hit.text, "cache")
+
+    outcome = _Outcome(inp.deterministic_md, "deterministic")
+    messages = build_messages(section, language, facts)
+    answer = _call(provider, messages, outcome)
+    if answer is None:
+        return outcome
+    violations = validate(answer, section, language, facts)
+    if violations:
+        log.info("narrative %s/%s: %d violation(s), asking for one repair", section, language, len(violations))
+        answer = _call(provider, repair_messages(messages, answer, violations, language), outcome)
+        if answer is None:
+            outcome.violations = violations
+            return outcome
+        violations = validate(answer, section, language, facts)
+        if violations:
+            outcome.reason = "grounding violations after repair"
+            outcome.violations = violations
+            return outcome
+
+    cache.put(con, key, model=config.model, section=section, language=language, text=answer,
+              tokens_in=outcome.tokens_in, tokens_out=outcome.tokens_out)
+    outcome.text, outcome.source = answer, "llm"
+    return outcome
+
+
+def _call(provider: ChatProvider, messages: list[dict], outcome: _Outcome) -> str | None:
+    """One request; on failure records the reason on the outcome and returns None."""
+    reply = provider.complete(messages)
+    outcome.calls += 1
+    outcome.tokens_in += reply.tokens_in
+    outcome.tokens_out += reply.tokens_out
+    if not reply.ok:
+        outcome.reason = f"provider error: {reply.error}"
+        return None
+    return reply.text.strip()
+
+
+def _metadata(config: NarrativeConfig, language: str, outcomes: dict[str, _Outcome]) -> dict:
+    sections = {
+        sid: {
+            "source": o.source,
+            "calls": o.calls,
+            "tokens_in": o.tokens_in,
+            "tokens_out": o.tokens_out,
+            "reason": o.reason,
+            "violations": list(o.violations),
+        }
+        for sid, o in outcomes.items()
+    }
+    return {
+        "enabled": config.enabled,
+        "provider": config.provider_label,
+        "model": config.model or None,
+        "prompt_version": PROMPT_VERSION,
+        "language": language,
+        "calls": sum(o.calls for o in outcomes.values()),
+        "cache_hits": sum(o.source == "cache" for o in outcomes.values()),
+        "tokens_in": sum(o.tokens_in for o in outcomes.values()),
+        "tokens_out": sum(o.tokens_out for o in outcomes.values()),
+        # only real failures of an enabled layer; "off" and "no facts" are choices, not fallbacks
+        "fallbacks": {
+            sid: o.reason for sid, o in outcomes.items()
+            if config.enabled and o.source == "deterministic" and o.reason != "no facts to narrate"
+        },
+        "sections": sections,
+    }

@@ -1,0 +1,85 @@
+"""A client for any OpenAI-compatible ``POST {base_url}/chat/completions``.
+
+Every failure comes back as a ``Completion`` with ``ok=False``: an LLM outage
+must cost the report its narrative, never the run.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+
+import httpx
+
+from vllm_digest.narrative.config import NarrativeConfig
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Completion:
+    ok: bool
+    text: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    error: str | None = None
+
+
+class ChatProvider:
+    """One HTTP client per narration run, closed with the context manager."""
+
+    def __init__(self, config: NarrativeConfig):
+        if not config.enabled:
+            raise ValueError("ChatProvider needs a config with a base URL")
+        self._config = config
+        headers = {"Content-Type": "application/json"}
+        if config.api_key:
+            headers["Authorization"] = f"Bearer {config.api_key}"
+        self._client = httpx.Client(
+            base_url=config.base_url, headers=headers, timeout=config.timeout
+        )
+
+    def __enter__(self) -> "ChatProvider":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._client.close()
+
+    def complete(self, messages: list[dict]) -> Completion:
+        body = {
+            "model": self._config.model,
+            "messages": messages,
+            "max_tokens": self._config.max_tokens,
+            "temperature": self._config.temperature,
+        }
+        try:
+            response = self._client.post("chat/completions", json=body)
+        except httpx.TimeoutException:
+            return self._fail(f"timed out after {self._config.timeout:g}s")
+        except httpx.HTTPError as exc:
+            return self._fail(f"request failed: {type(exc).__name__}")
+        if response.status_code != 200:
+            return self._fail(f"HTTP {response.status_code}")
+        try:
+            data = response.json()
+            text = data["choices"][0]["message"]["content"]
+            if not isinstance(text, str):
+                raise TypeError("content is not a string")
+        except (json.JSONDecodeError, UnicodeDecodeError, KeyError, IndexError, TypeError) as exc:
+            return self._fail(f"malformed reply: {type(exc).__name__}")
+        usage = data.get("usage") or {}
+        return Completion(
+            ok=True,
+            text=text,
+            tokens_in=_int(usage.get("prompt_tokens")),
+            tokens_out=_int(usage.get("completion_tokens")),
+        )
+
+    def _fail(self, error: str) -> Completion:
+        log.warning("LLM provider %s: %s", self._config.provider_label, error)
+        return Completion(ok=False, error=error)
+
+
+def _int(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -1,0 +1,170 @@
+"""Grounding check: an LLM section is used only if everything it asserts can be
+traced to the facts pack it was written from.
+
+Returns violations as strings that name the offending token, so the same list
+can be sent back to the model in the one repair request and recorded as the
+reason for a fallback.
+"""
+
+from __future__ import annotations
+
+import re
+
+# markers each top-level entry (or, for focus, the whole section) must carry
+_BLOCK_MARKERS = {
+    ("discussions", "zh"): ("核心议题", "观点与争议", "结论"),
+    ("discussions", "en"): ("Core issue", "Viewpoints", "Conclusion"),
+    ("key_changes", "zh"): ("技术解读", "影响"),
+    ("key_changes", "en"): ("What changed", "Impact"),
+}
+_SECTION_MARKERS = {
+    ("focus", "zh"): ("小结",),
+    ("focus", "en"): ("**Summary**",),
+}
+
+_ITEM_REF = re.compile(r"#(\d+)")
+_MD_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?[^)]*\)")
+_BARE_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.I)
+_HTML = re.compile(r"<\s*/?\s*[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?\s*>")
+_HEADING = re.compile(r"^\s{0,3}#{1,3}\s", re.M)
+# a list marker 1-10 at a line start is layout, not a claim
+_ORDINAL = re.compile(r"^(\s*)(10|[1-9])([.)、])(?=\s)", re.M)
+_TOP_ENTRY = re.compile(r"^(?:10|[1-9])[.)]\s", re.M)
+# a token is a run of word characters, with inner dots (3.5, v0.11) and a trailing %
+_TOKEN = re.compile(r"[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*%?")
+_NUMERIC = re.compile(r"^(\d+)(?:\.(\d+))?(%?)$")
+_FACT_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+def validate(text: str, section: str, language: str, facts: dict) -> list[str]:
+    violations: list[str] = []
+    if not text.strip():
+        return ["empty output"]
+    items = _item_numbers(facts)
+    text = _strip_allowed_links(text, facts, items, violations)
+
+    for match in _BARE_URL.finditer(text):
+        violations.append(f"link not allowed: {match.group(0)}")
+    for match in _HTML.finditer(text):
+        violations.append(f"HTML not allowed: {match.group(0)}")
+    for match in _HEADING.finditer(text):
+        violations.append(f"heading line not allowed: {match.group(0).strip()}")
+
+    for ref in sorted({int(m.group(1)) for m in _ITEM_REF.finditer(text)}):
+        if ref not in items:
+            violations.append(f"#{ref} is not an item of this section")
+
+    violations.extend(_number_violations(text, facts, items))
+    violations.extend(_structure_violations(text, section, language))
+    return violations
+
+
+def _item_numbers(facts: dict) -> set[int]:
+    numbers: set[int] = set()
+    for item in facts.get("items") or []:
+        if isinstance(item.get("number"), int):
+            numbers.add(item["number"])
+        # items the facts themselves say an item links to (e.g. "fixes #123") may be cited
+        numbers.update(n for n in item.get("related") or [] if isinstance(n, int))
+    return numbers
+
+
+def _strip_allowed_links(text: str, facts: dict, items: set[int], violations: list[str]) -> str:
+    repo = re.escape(str(facts.get("repo") or r"[^/\s]+/[^/\s]+"))
+    allowed = re.compile(rf"^https://github\.com/{repo}/(?:issues|pull)/(\d+)/?$")
+
+    def replace(match: re.Match) -> str:
+        bang, label, url = match.groups()
+        found = allowed.match(url)
+        if bang:
+            violations.append(f"image not allowed: {match.group(0)}")
+        elif not found:
+            violations.append(f"link not allowed: {url}")
+        elif int(found.group(1)) not in items:
+            violations.append(f"#{found.group(1)} is not an item of this section (link {url})")
+        # the label is still checked like any other text
+        return label
+
+    return _MD_LINK.sub(replace, text)
+
+
+def _fact_values(facts) -> tuple[set[float], str]:
+    """Every number in the facts (values and numbers written inside strings) and
+    the lower-cased text used to check identifiers such as gfx950 or Qwen3.5."""
+    values: set[float] = set()
+    texts: list[str] = []
+
+    def walk(node) -> None:
+        if isinstance(node, bool) or node is None:
+            return
+        if isinstance(node, (int, float)):
+            values.add(float(node))
+            texts.append(str(node))
+        elif isinstance(node, str):
+            texts.append(node)
+            values.update(float(m) for m in _FACT_NUMBER.findall(_THOUSANDS.sub("", node)))
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                walk(value)
+        elif isinstance(node, (list, tuple)):
+            for value in node:
+                walk(value)
+        else:
+            walk(str(node))
+
+    walk(facts)
+    return values, "\n".join(texts).lower()
+
+
+def _number_violations(text: str, facts: dict, items: set[int]) -> list[str]:
+    values, fact_text = _fact_values(facts)
+    values.update(float(n) for n in items)
+    body = _ORDINAL.sub(lambda m: m.group(1) + m.group(3), text)
+    body = _ITEM_REF.sub(" ", body)  # item references are checked against items on their own
+    body = _THOUSANDS.sub("", body)
+    out: list[str] = []
+    seen: set[str] = set()
+    for match in _TOKEN.finditer(body):
+        token = match.group(0)
+        if not any(c.isdigit() for c in token) or token in seen:
+            continue
+        seen.add(token)
+        numeric = _NUMERIC.match(token)
+        if numeric:
+            if not _number_grounded(numeric, values):
+                out.append(f"number {token} does not appear in the facts")
+        elif token.rstrip("%").lower() not in fact_text:
+            out.append(f"identifier {token} does not appear in the facts")
+    return out
+
+
+def _number_grounded(numeric: re.Match, values: set[float]) -> bool:
+    whole, decimals, percent = numeric.groups()
+    written = float(f"{whole}.{decimals}" if decimals else whole)
+    places = len(decimals or "")
+    for fact in values:
+        # the model may round a fact to the precision it writes (43.75 -> 43.8)
+        if round(fact, places) == written:
+            return True
+        # a ratio in the facts may be written as a percentage (0.4375 -> 43.8%)
+        if percent and fact <= 1 and round(fact * 100, places) == written:
+            return True
+    return False
+
+
+def _structure_violations(text: str, section: str, language: str) -> list[str]:
+    out: list[str] = []
+    fold = (lambda s: s.lower()) if language == "en" else (lambda s: s)
+    for marker in _SECTION_MARKERS.get((section, language), ()):
+        if fold(marker) not in fold(text):
+            out.append(f"missing required {marker!r}")
+    markers = _BLOCK_MARKERS.get((section, language))
+    if markers:
+        starts = [m.start() for m in _TOP_ENTRY.finditer(text)]
+        blocks = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])] or [text]
+        for index, block in enumerate(blocks, start=1):
+            for marker in markers:
+                if fold(marker) not in fold(block):
+                    out.append(f"entry {index} is missing required {marker!r}")
+    return out
