@@ -38,3 +38,14 @@ def test_offset_labels():
     assert utc_offset_label(dt.datetime(2026, 1, 1, tzinfo=ZoneInfo("Asia/Shanghai"))) == "UTC+8"
     assert utc_offset_label(dt.datetime(2026, 1, 1, tzinfo=ZoneInfo("Asia/Kolkata"))) == "UTC+5:30"
     assert utc_offset_label(dt.datetime(2026, 1, 1, tzinfo=ZoneInfo("America/New_York"))) == "UTC-5"
+
+
+def test_unknown_partition_key_stops_before_running(make_settings):
+    import dagster as dg
+
+    from conftest import materialize
+
+    settings = make_settings()
+    with pytest.raises(dg.DagsterUnknownPartitionError, match="2026-02-30"):
+        materialize(settings, "2026-02-30")
+    assert not settings.warehouse_path.exists()
