@@ -33,6 +33,8 @@ def main() -> int:
             "dagster/asset_partition_range_end": LAST_DAY,
         },
         raise_on_error=False,
+        # step-level DEBUG events would bury the summary below
+        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
     )
     elapsed = time.perf_counter() - started
     if not result.success:
