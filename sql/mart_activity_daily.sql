@@ -11,85 +11,132 @@
 --                           one. NULL with response_basis = 'no comment data' when the day holds no comment
 --                           rows at all (a source without threads), since "unanswered" would be invented.
 --   stale_closures          closings in the window of items labelled 'stale' (by_bot: the closer is a bot)
-WITH items AS (
-    SELECT * FROM core_items WHERE repo = $repo AND day = CAST($day AS DATE)
+WITH windows AS (
+    SELECT unnest(CAST($days AS DATE[])) AS day
+),
+items AS (
+    SELECT * FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM windows)
 ),
 events AS (
-    SELECT * FROM core_events WHERE repo = $repo AND day = CAST($day AS DATE)
+    SELECT * FROM core_events WHERE repo = $repo AND day IN (SELECT day FROM windows)
 ),
 comments AS (
-    SELECT * FROM core_comments WHERE repo = $repo AND day = CAST($day AS DATE)
+    SELECT * FROM core_comments WHERE repo = $repo AND day IN (SELECT day FROM windows)
 ),
 sets AS (
-    SELECT * FROM mart_five_sets WHERE repo = $repo AND day = CAST($day AS DATE)
+    SELECT * FROM mart_five_sets WHERE repo = $repo AND day IN (SELECT day FROM windows)
 ),
 opened AS (
-    SELECT i.number, i.kind, i.author_login, i.author_is_bot, i.author_association, i.created_at
-    FROM items AS i WHERE i.number IN (SELECT number FROM events WHERE event_type = 'opened')
+    SELECT i.day, i.number, i.kind, i.author_login, coalesce(i.author_is_bot, false) AS bot,
+           i.author_association, i.created_at
+    FROM items AS i
+    WHERE EXISTS (SELECT 1 FROM events AS e WHERE e.day = i.day AND e.number = i.number AND e.event_type = 'opened')
 ),
 first_response AS (
-    SELECT o.number, min(c.created_at) AS responded_at, any_value(o.created_at) AS created_at
+    SELECT o.day, o.number, min(c.created_at) AS responded_at, any_value(o.created_at) AS created_at
     FROM opened AS o
-    JOIN comments AS c ON c.number = o.number
+    JOIN comments AS c ON c.day = o.day AND c.number = o.number
     WHERE NOT coalesce(c.author_is_bot, false)
       AND coalesce(c.author_login, '') <> coalesce(o.author_login, '')
       AND c.created_at >= o.created_at
-    GROUP BY o.number
+    GROUP BY o.day, o.number
+),
+ev AS (
+    SELECT day,
+           count(DISTINCT actor_login) FILTER (WHERE actor_login IS NOT NULL AND NOT coalesce(actor_is_bot, false))
+               AS contributors,
+           count(DISTINCT actor_login) FILTER (WHERE coalesce(actor_is_bot, false)) AS bot_accounts,
+           count(*) FILTER (WHERE coalesce(actor_is_bot, false)) AS bot_events
+    FROM events GROUP BY day
+),
+op AS (
+    SELECT day,
+           count(DISTINCT author_login) FILTER (WHERE kind = 'issue' AND NOT bot) AS issue_authors,
+           count(DISTINCT author_login) FILTER (WHERE kind = 'pr' AND NOT bot) AS pr_authors,
+           count(DISTINCT author_login) FILTER (
+               WHERE NOT bot AND upper(author_association) IN ('FIRST_TIME_CONTRIBUTOR', 'FIRST_TIMER', 'NONE')
+           ) AS first_timers,
+           count(*) FILTER (WHERE author_association IS NOT NULL) AS association_known,
+           count(*) AS items_opened
+    FROM opened GROUP BY day
+),
+cm AS (
+    SELECT day,
+           count(DISTINCT author_login) FILTER (
+               WHERE comment_kind IN ('issue_comment', 'review_comment') AND NOT coalesce(author_is_bot, false)
+           ) AS commenters,
+           count(DISTINCT author_login) FILTER (WHERE comment_kind = 'review' AND NOT coalesce(author_is_bot, false))
+               AS reviewers,
+           count(*) FILTER (WHERE comment_kind IN ('issue_comment', 'review_comment')) AS comments,
+           count(*) FILTER (WHERE comment_kind = 'review') AS reviews,
+           count(*) FILTER (WHERE coalesce(author_is_bot, false)) AS bot_comments,
+           count(*) AS rows
+    FROM comments GROUP BY day
+),
+st AS (
+    SELECT day,
+           count(*) FILTER (WHERE set_name = 'new_issues') AS issues_opened,
+           count(*) FILTER (WHERE set_name = 'new_prs') AS prs_opened,
+           count(*) FILTER (WHERE set_name = 'closed_issues') AS issues_closed,
+           count(*) FILTER (WHERE set_name = 'merged_prs') AS prs_merged,
+           count(*) FILTER (WHERE set_name = 'closed_unmerged_prs') AS prs_closed_unmerged
+    FROM sets GROUP BY day
 ),
 merged AS (
-    SELECT (epoch(s.occurred_at) - epoch(i.created_at)) / 3600.0 AS hours
-    FROM sets AS s JOIN items AS i ON i.number = s.number
+    SELECT s.day, round(median((epoch(s.occurred_at) - epoch(i.created_at)) / 3600.0), 3) AS median_hours,
+           round(quantile_cont((epoch(s.occurred_at) - epoch(i.created_at)) / 3600.0, 0.9), 3) AS p90_hours
+    FROM sets AS s JOIN items AS i ON i.day = s.day AND i.number = s.number
     WHERE s.set_name = 'merged_prs'
+    GROUP BY s.day
 ),
-has_comments AS (
-    SELECT count(*) > 0 AS yes FROM comments
+fr AS (
+    SELECT day, count(*) AS answered,
+           round(median((epoch(responded_at) - epoch(created_at)) / 3600.0), 3) AS median_hours
+    FROM first_response GROUP BY day
+),
+stale AS (
+    SELECT e.day, count(*) AS closures, count(*) FILTER (WHERE coalesce(e.actor_is_bot, false)) AS by_bot
+    FROM events AS e JOIN items AS i ON i.day = e.day AND i.number = e.number
+    WHERE e.event_type = 'closed'
+      AND list_contains(list_transform(coalesce(i.labels, []), lambda l: lower(l)), 'stale')
+    GROUP BY e.day
 )
 SELECT
-    $repo AS repo, CAST($day AS DATE) AS day,
-    (SELECT count(DISTINCT actor_login) FROM events
-      WHERE actor_login IS NOT NULL AND NOT coalesce(actor_is_bot, false)) AS contributors,
-    (SELECT count(DISTINCT actor_login) FROM events WHERE coalesce(actor_is_bot, false)) AS bot_accounts,
-    (SELECT count(DISTINCT author_login) FROM opened WHERE kind = 'issue' AND NOT coalesce(author_is_bot, false))
-        AS issue_authors,
-    (SELECT count(DISTINCT author_login) FROM opened WHERE kind = 'pr' AND NOT coalesce(author_is_bot, false))
-        AS pr_authors,
-    (SELECT count(DISTINCT author_login) FROM comments
-      WHERE comment_kind IN ('issue_comment', 'review_comment') AND NOT coalesce(author_is_bot, false)) AS commenters,
-    (SELECT count(DISTINCT author_login) FROM comments
-      WHERE comment_kind = 'review' AND NOT coalesce(author_is_bot, false)) AS reviewers,
-    CASE WHEN (SELECT count(*) FROM opened WHERE author_association IS NOT NULL) > 0 THEN
-        (SELECT count(DISTINCT author_login) FROM opened
-          WHERE NOT coalesce(author_is_bot, false)
-            AND upper(author_association) IN ('FIRST_TIME_CONTRIBUTOR', 'FIRST_TIMER', 'NONE'))
-    END AS first_time_contributors,
-    (SELECT count(*) FROM opened WHERE author_association IS NOT NULL) AS association_known,
-    CASE WHEN (SELECT count(*) FROM opened WHERE author_association IS NOT NULL) > 0
-         THEN 'author_association' ELSE 'unknown' END AS first_time_basis,
-    (SELECT count(*) FROM sets WHERE set_name = 'new_issues') AS issues_opened,
-    (SELECT count(*) FROM sets WHERE set_name = 'new_prs') AS prs_opened,
-    (SELECT count(*) FROM sets WHERE set_name = 'closed_issues') AS issues_closed,
-    (SELECT count(*) FROM sets WHERE set_name = 'merged_prs') AS prs_merged,
-    (SELECT count(*) FROM sets WHERE set_name = 'closed_unmerged_prs') AS prs_closed_unmerged,
-    (SELECT count(*) FILTER (WHERE set_name = 'merged_prs')
-            / nullif(count(*) FILTER (WHERE set_name IN ('merged_prs', 'closed_unmerged_prs')), 0)
-       FROM sets) AS merge_rate,
-    (SELECT round(median(hours), 3) FROM merged) AS median_hours_to_merge,
-    (SELECT round(quantile_cont(hours, 0.9), 3) FROM merged) AS p90_hours_to_merge,
-    (SELECT count(*) FROM opened) AS items_opened,
-    CASE WHEN (SELECT yes FROM has_comments) THEN (SELECT count(*) FROM first_response) END AS opened_answered,
-    CASE WHEN (SELECT yes FROM has_comments)
-         THEN (SELECT count(*) FROM opened) - (SELECT count(*) FROM first_response) END AS opened_unanswered,
-    (SELECT round(median((epoch(responded_at) - epoch(created_at)) / 3600.0), 3) FROM first_response)
-        AS median_hours_to_first_response,
-    CASE WHEN (SELECT yes FROM has_comments) THEN 'window comments' ELSE 'no comment data' END AS response_basis,
-    (SELECT count(*) FROM comments WHERE comment_kind IN ('issue_comment', 'review_comment')) AS comments,
-    (SELECT count(*) FROM comments WHERE comment_kind = 'review') AS reviews,
-    (SELECT count(*) FROM events AS e JOIN items AS i ON i.number = e.number
-      WHERE e.event_type = 'closed' AND list_contains(list_transform(coalesce(i.labels, []), lambda l: lower(l)), 'stale'))
-        AS stale_closures,
-    (SELECT count(*) FROM events AS e JOIN items AS i ON i.number = e.number
-      WHERE e.event_type = 'closed' AND coalesce(e.actor_is_bot, false)
-        AND list_contains(list_transform(coalesce(i.labels, []), lambda l: lower(l)), 'stale'))
-        AS stale_closures_by_bot,
-    (SELECT count(*) FROM events WHERE coalesce(actor_is_bot, false)) AS bot_events,
-    (SELECT count(*) FROM comments WHERE coalesce(author_is_bot, false)) AS bot_comments
+    $repo AS repo, w.day,
+    coalesce(ev.contributors, 0) AS contributors,
+    coalesce(ev.bot_accounts, 0) AS bot_accounts,
+    coalesce(op.issue_authors, 0) AS issue_authors,
+    coalesce(op.pr_authors, 0) AS pr_authors,
+    coalesce(cm.commenters, 0) AS commenters,
+    coalesce(cm.reviewers, 0) AS reviewers,
+    CASE WHEN coalesce(op.association_known, 0) > 0 THEN op.first_timers END AS first_time_contributors,
+    coalesce(op.association_known, 0) AS association_known,
+    CASE WHEN coalesce(op.association_known, 0) > 0 THEN 'author_association' ELSE 'unknown' END AS first_time_basis,
+    coalesce(st.issues_opened, 0) AS issues_opened,
+    coalesce(st.prs_opened, 0) AS prs_opened,
+    coalesce(st.issues_closed, 0) AS issues_closed,
+    coalesce(st.prs_merged, 0) AS prs_merged,
+    coalesce(st.prs_closed_unmerged, 0) AS prs_closed_unmerged,
+    st.prs_merged / nullif(st.prs_merged + st.prs_closed_unmerged, 0) AS merge_rate,
+    merged.median_hours AS median_hours_to_merge,
+    merged.p90_hours AS p90_hours_to_merge,
+    coalesce(op.items_opened, 0) AS items_opened,
+    CASE WHEN coalesce(cm.rows, 0) > 0 THEN coalesce(fr.answered, 0) END AS opened_answered,
+    CASE WHEN coalesce(cm.rows, 0) > 0 THEN coalesce(op.items_opened, 0) - coalesce(fr.answered, 0) END
+        AS opened_unanswered,
+    fr.median_hours AS median_hours_to_first_response,
+    CASE WHEN coalesce(cm.rows, 0) > 0 THEN 'window comments' ELSE 'no comment data' END AS response_basis,
+    coalesce(cm.comments, 0) AS comments,
+    coalesce(cm.reviews, 0) AS reviews,
+    coalesce(stale.closures, 0) AS stale_closures,
+    coalesce(stale.by_bot, 0) AS stale_closures_by_bot,
+    coalesce(ev.bot_events, 0) AS bot_events,
+    coalesce(cm.bot_comments, 0) AS bot_comments
+FROM windows AS w
+LEFT JOIN ev ON ev.day = w.day
+LEFT JOIN op ON op.day = w.day
+LEFT JOIN cm ON cm.day = w.day
+LEFT JOIN st ON st.day = w.day
+LEFT JOIN merged ON merged.day = w.day
+LEFT JOIN fr ON fr.day = w.day
+LEFT JOIN stale ON stale.day = w.day

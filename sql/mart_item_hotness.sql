@@ -13,29 +13,29 @@
 -- (a person joining a thread weighs more than one more message from those already in it.)
 -- hotness_rank: 1 = hottest; ties broken by comments, then the newer item.
 WITH items AS (
-    SELECT * FROM core_items WHERE repo = $repo AND day = CAST($day AS DATE)
+    SELECT * FROM core_items WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
 ),
 ev AS (
-    SELECT number,
+    SELECT day, number,
            bool_or(event_type = 'opened') AS opened,
            bool_or(event_type = 'closed') AS closed,
            bool_or(event_type = 'merged') AS merged
-    FROM core_events WHERE repo = $repo AND day = CAST($day AS DATE)
-    GROUP BY number
+    FROM core_events WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    GROUP BY day, number
 ),
 cm AS (
-    SELECT number,
+    SELECT day, number,
            count(*) FILTER (WHERE comment_kind IN ('issue_comment', 'review_comment')) AS comment_rows,
            count(*) FILTER (WHERE comment_kind IN ('issue_comment', 'review_comment')
                               AND NOT coalesce(author_is_bot, false)) AS human_comments,
            count(*) FILTER (WHERE comment_kind = 'review' AND NOT coalesce(author_is_bot, false)) AS reviews,
            count(DISTINCT author_login) FILTER (WHERE NOT coalesce(author_is_bot, false)) AS participants,
            coalesce(sum(reactions_total) FILTER (WHERE NOT coalesce(author_is_bot, false)), 0) AS reactions
-    FROM core_comments WHERE repo = $repo AND day = CAST($day AS DATE)
-    GROUP BY number
+    FROM core_comments WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    GROUP BY day, number
 ),
 parts AS (
-    SELECT i.number, i.kind, i.title, i.author_login,
+    SELECT i.day, i.number, i.kind, i.title, i.author_login,
            CASE WHEN coalesce(cm.comment_rows, 0) > 0 THEN cm.human_comments
                 ELSE coalesce(i.comments_total, 0) END AS comments,
            CASE WHEN coalesce(cm.comment_rows, 0) > 0 THEN 'window' ELSE 'total' END AS comments_basis,
@@ -48,8 +48,8 @@ parts AS (
            coalesce(ev.closed, false) AS closed_in_window,
            coalesce(ev.merged, false) AS merged_in_window
     FROM items AS i
-    LEFT JOIN ev ON ev.number = i.number
-    LEFT JOIN cm ON cm.number = i.number
+    LEFT JOIN ev ON ev.day = i.day AND ev.number = i.number
+    LEFT JOIN cm ON cm.day = i.day AND cm.number = i.number
 ),
 scored AS (
     SELECT *,
@@ -61,13 +61,13 @@ scored AS (
            CASE WHEN closed_in_window OR merged_in_window THEN 1.0 ELSE 0.0 END AS closed_points
     FROM parts
 )
-SELECT $repo AS repo, CAST($day AS DATE) AS day, number, kind, title, author_login,
+SELECT $repo AS repo, day, number, kind, title, author_login,
        comments, comments_basis, comment_rows, participants, reviews, reactions,
        opened_in_window, closed_in_window, merged_in_window,
        comments_points, participants_points, reviews_points, reactions_points, opened_points, closed_points,
        comments_points + participants_points + reviews_points + reactions_points + opened_points + closed_points
            AS hotness,
-       CAST(row_number() OVER (ORDER BY comments_points + participants_points + reviews_points
+       CAST(row_number() OVER (PARTITION BY day ORDER BY comments_points + participants_points + reviews_points
                                         + reactions_points + opened_points + closed_points DESC,
                                         comments DESC, number DESC) AS INTEGER) AS hotness_rank
 FROM scored

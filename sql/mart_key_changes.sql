@@ -12,32 +12,32 @@
 --                                 process group (CI, build, tests, docs only)
 -- key_rank: 1 = most important; ties broken by the newer PR.
 WITH sets AS (
-    SELECT number, list(set_name) AS set_names FROM mart_five_sets
-    WHERE repo = $repo AND day = CAST($day AS DATE) AND set_name IN ('merged_prs', 'new_prs')
-    GROUP BY number
+    SELECT day, number, list(set_name) AS set_names FROM mart_five_sets
+    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND set_name IN ('merged_prs', 'new_prs')
+    GROUP BY day, number
 ),
 items AS (
     SELECT i.*, s.set_names,
            list_transform(regexp_extract_all(coalesce(i.title, ''), '\[([^\]]+)\]', 1), lambda t: lower(trim(t))) AS tags
-    FROM core_items AS i JOIN sets AS s ON s.number = i.number
-    WHERE i.repo = $repo AND i.day = CAST($day AS DATE) AND i.kind = 'pr'
+    FROM core_items AS i JOIN sets AS s ON s.day = i.day AND s.number = i.number
+    WHERE i.repo = $repo AND i.day IN (SELECT unnest(CAST($days AS DATE[]))) AND i.kind = 'pr'
 ),
 topics AS (
-    SELECT number,
+    SELECT day, number,
            list_sort(list(topic_id)) AS topics,
            count(*) FILTER (WHERE topic_group <> 'process') AS substantive
-    FROM mart_item_topics WHERE repo = $repo AND day = CAST($day AS DATE)
-    GROUP BY number
+    FROM mart_item_topics WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    GROUP BY day, number
 ),
 rising AS (
-    SELECT it.number, list_sort(list(it.topic_id)) AS rising_topics
+    SELECT it.day, it.number, list_sort(list(it.topic_id)) AS rising_topics
     FROM mart_item_topics AS it
     JOIN mart_topic_daily AS td ON td.repo = it.repo AND td.day = it.day AND td.topic_id = it.topic_id
-    WHERE it.repo = $repo AND it.day = CAST($day AS DATE) AND td.rising
-    GROUP BY it.number
+    WHERE it.repo = $repo AND it.day IN (SELECT unnest(CAST($days AS DATE[]))) AND td.rising
+    GROUP BY it.day, it.number
 ),
 parts AS (
-    SELECT i.number, i.title, i.author_login, i.labels,
+    SELECT i.day, i.number, i.title, i.author_login, i.labels,
            CASE WHEN list_contains(i.set_names, 'merged_prs') THEN 'merged' ELSE 'opened' END AS change_status,
            coalesce(t.topics, CAST([] AS VARCHAR[])) AS topics,
            coalesce(r.rising_topics, CAST([] AS VARCHAR[])) AS rising_topics,
@@ -58,14 +58,14 @@ parts AS (
            (CASE WHEN coalesce(i.draft, false) OR list_has_any(i.tags, ['draft', 'wip']) THEN -6.0 ELSE 0.0 END)
                + (CASE WHEN coalesce(t.substantive, 0) = 0 THEN -4.0 ELSE 0.0 END) AS penalty_points
     FROM items AS i
-    LEFT JOIN topics AS t ON t.number = i.number
-    LEFT JOIN rising AS r ON r.number = i.number
-    LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = CAST($day AS DATE) AND h.number = i.number
+    LEFT JOIN topics AS t ON t.day = i.day AND t.number = i.number
+    LEFT JOIN rising AS r ON r.day = i.day AND r.number = i.number
+    LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = i.day AND h.number = i.number
 )
-SELECT $repo AS repo, CAST($day AS DATE) AS day, *,
+SELECT $repo AS repo, *,
        hotness + merged_points + significance_points + breadth_points + rising_points + size_points + penalty_points
            AS key_score,
-       CAST(row_number() OVER (ORDER BY hotness + merged_points + significance_points + breadth_points
+       CAST(row_number() OVER (PARTITION BY day ORDER BY hotness + merged_points + significance_points + breadth_points
                                         + rising_points + size_points + penalty_points DESC, number DESC)
             AS INTEGER) AS key_rank
 FROM parts

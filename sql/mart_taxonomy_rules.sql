@@ -1,12 +1,11 @@
--- mart_taxonomy_rules: the taxonomy rules this day was built with, one row per tag, label, path, text regex,
+-- mart_taxonomy_rules: the taxonomy rules each day was built with, one row per tag, label, path, text regex,
 -- author pattern or default theme, bound as parallel lists from the loaded TOML. Stored per day (not once)
 -- so a day rebuilt under a new taxonomy version carries the rules that produced its topics, and the
 -- matching marts read them inside the same transaction.
-SELECT
-    $repo AS repo, CAST($day AS DATE) AS day,
-    CAST($taxonomy_version AS INTEGER) AS taxonomy_version, CAST($taxonomy_path AS VARCHAR) AS taxonomy_path,
-    scope, owner_id, parent_id, kind, value, pattern, name_zh, name_en, grp, risk, CAST(ord AS INTEGER) AS ord
-FROM (
+WITH windows AS (
+    SELECT unnest(CAST($days AS DATE[])) AS day
+),
+rules AS (
     SELECT
         unnest(CAST($rule_scope AS VARCHAR[])) AS scope,
         unnest(CAST($rule_owner_id AS VARCHAR[])) AS owner_id,
@@ -20,3 +19,8 @@ FROM (
         unnest(CAST($rule_risk AS BOOLEAN[])) AS risk,
         unnest(CAST($rule_ord AS INTEGER[])) AS ord
 )
+SELECT
+    $repo AS repo, w.day,
+    CAST($taxonomy_version AS INTEGER) AS taxonomy_version, CAST($taxonomy_path AS VARCHAR) AS taxonomy_path,
+    r.scope, r.owner_id, r.parent_id, r.kind, r.value, r.pattern, r.name_zh, r.name_en, r.grp, r.risk, r.ord
+FROM windows AS w CROSS JOIN rules AS r

@@ -1,5 +1,6 @@
 -- schema_analytics: the analytics marts (topics, links, hotness, focus areas, activity, rankings),
--- each keyed by (repo, day) like every warehouse table, rebuilt by vllm_digest.analytics.build.
+-- each keyed by (repo, day) like every warehouse table, rebuilt by vllm_digest.analytics.build
+-- for a batch of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
 
 -- mart_taxonomy_rules: the taxonomy rules a day was built with, so each day's topics stay explainable
 -- after the taxonomy file changes (the version travels with the rows).
@@ -8,6 +9,12 @@ CREATE TABLE IF NOT EXISTS mart_taxonomy_rules (
     scope VARCHAR NOT NULL, owner_id VARCHAR NOT NULL, parent_id VARCHAR, kind VARCHAR NOT NULL,
     value VARCHAR, pattern VARCHAR, name_zh VARCHAR, name_en VARCHAR, grp VARCHAR, risk BOOLEAN,
     ord INTEGER
+);
+
+-- mart_text_hits: which items' title, body or author login a taxonomy regex matched, and the matched text.
+CREATE TABLE IF NOT EXISTS mart_text_hits (
+    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, scope VARCHAR NOT NULL,
+    owner_id VARCHAR NOT NULL, parent_id VARCHAR, field VARCHAR NOT NULL, rule_ord INTEGER, matched VARCHAR
 );
 
 -- mart_item_links: issue <-> PR links found in bodies (fixes/closes/resolves #N) or in title evidence.
