@@ -1,0 +1,138 @@
+-- mart_focus_items: items of the day that concern a vendor focus area (e.g. AMD/ROCm), with the rule that
+-- matched, the theme the report groups them under, and whether the author is tagged a vendor employee.
+-- Membership: any focus rule of mart_taxonomy_rules (tag, label, text regex over title then body, review-comment
+-- path, or an author-login pattern such as '-amd'); matched_rule is the strongest (tag > label > title > path >
+-- body > author). Theme: the first theme in file order whose tag, label or title regex matches (the body is
+-- left out because words like "fix" or "test" are everywhere in bodies); otherwise the default theme.
+-- is_vendor_employee: the author login matches an employee_authors pattern or is in employee_logins.
+WITH days AS (
+    SELECT unnest(CAST($days AS DATE[])) AS day
+),
+rules AS (
+    SELECT * FROM mart_taxonomy_rules
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope IN ('focus', 'theme')
+),
+text_hits AS (
+    SELECT * FROM mart_text_hits
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope IN ('focus', 'theme')
+),
+items AS (
+    SELECT day, number, kind, title, author_login, labels,
+           list_transform(coalesce(labels, []), lambda l: lower(l)) AS labels_lc,
+           list_distinct(list_filter(list_transform(flatten(list_transform(
+               list_concat(
+                   regexp_extract_all(coalesce(title, ''), '\[([^\]]+)\]', 1),
+                   [regexp_extract(coalesce(title, ''), '^\s*([A-Za-z]+)(?:\([^)]*\))?!?:', 1),
+                    regexp_extract(coalesce(title, ''), '^\s*[A-Za-z]+\(([^)]*)\)!?:', 1)]
+               ),
+               lambda t: list_append(string_split(t, '/'), t))),
+               lambda x: lower(trim(x))), lambda x: x <> '')) AS tags
+    FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
+),
+item_tags AS (
+    SELECT day, number, unnest(tags) AS tag FROM items
+),
+item_labels AS (
+    SELECT day, number, unnest(labels_lc) AS label FROM items
+),
+paths AS (
+    SELECT DISTINCT day, pull_number AS number, lower(path) AS path
+    FROM stg_review_comments
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND path IS NOT NULL
+),
+focus_hits AS (
+    SELECT t.day, t.number, r.owner_id AS focus_id, 1 AS priority, 'tag:' || r.value AS evidence
+    FROM item_tags AS t JOIN rules AS r ON r.day = t.day AND r.scope = 'focus' AND r.kind = 'tag' AND r.value = t.tag
+    UNION ALL
+    SELECT l.day, l.number, r.owner_id, 2, 'label:' || r.value
+    FROM item_labels AS l
+    JOIN rules AS r ON r.day = l.day AND r.scope = 'focus' AND r.kind = 'label' AND r.value = l.label
+    UNION ALL
+    SELECT day, number, owner_id, CASE field WHEN 'title' THEN 3 WHEN 'body' THEN 5 ELSE 6 END,
+           field || ':"' || matched || '"'
+    FROM text_hits
+    WHERE scope = 'focus' AND field IN ('title', 'body', 'author')
+      AND rule_ord NOT IN (SELECT ord FROM rules WHERE kind = 'employee_author')
+    UNION ALL
+    SELECT p.day, p.number, r.owner_id, 4, 'path:' || p.path
+    FROM paths AS p
+    JOIN items AS i ON i.day = p.day AND i.number = p.number
+    JOIN rules AS r ON r.day = p.day AND r.scope = 'focus' AND r.kind = 'path' AND starts_with(p.path, r.value)
+),
+members AS (
+    SELECT day, number, focus_id,
+           arg_min(evidence, (priority, evidence)) AS matched_rule,
+           list_sort(list_distinct(list(evidence))) AS matched_rules
+    FROM focus_hits GROUP BY day, number, focus_id
+),
+theme_hits AS (
+    SELECT m.day, m.number, m.focus_id, r.owner_id AS theme_id, r.ord, 'tag:' || r.value AS evidence
+    FROM members AS m
+    JOIN item_tags AS t ON t.day = m.day AND t.number = m.number
+    JOIN rules AS r ON r.day = m.day AND r.scope = 'theme' AND r.parent_id = m.focus_id
+                   AND r.kind = 'tag' AND r.value = t.tag
+    UNION ALL
+    SELECT m.day, m.number, m.focus_id, r.owner_id, r.ord, 'label:' || r.value
+    FROM members AS m
+    JOIN item_labels AS l ON l.day = m.day AND l.number = m.number
+    JOIN rules AS r ON r.day = m.day AND r.scope = 'theme' AND r.parent_id = m.focus_id
+                   AND r.kind = 'label' AND r.value = l.label
+    UNION ALL
+    SELECT m.day, m.number, m.focus_id, h.owner_id, h.rule_ord, 'title:"' || h.matched || '"'
+    FROM members AS m
+    JOIN text_hits AS h ON h.day = m.day AND h.number = m.number AND h.scope = 'theme'
+                       AND h.parent_id = m.focus_id AND h.field = 'title'
+),
+themes AS (
+    -- file order decides between themes that match; the default theme takes the rest
+    SELECT day, number, focus_id, arg_min(theme_id, ord) AS theme_id, arg_min(evidence, ord) AS theme_rule
+    FROM theme_hits GROUP BY day, number, focus_id
+),
+default_themes AS (
+    SELECT day, parent_id AS focus_id, owner_id AS theme_id FROM rules WHERE scope = 'theme' AND kind = 'default'
+),
+theme_names AS (
+    SELECT DISTINCT day, parent_id AS focus_id, owner_id AS theme_id, name_zh, name_en
+    FROM rules WHERE scope = 'theme'
+),
+focus_names AS (
+    SELECT DISTINCT day, owner_id AS focus_id, grp AS vendor, taxonomy_version FROM rules WHERE scope = 'focus'
+),
+employees AS (
+    SELECT m.day, m.number, m.focus_id, min(e.rule) AS employee_rule
+    FROM members AS m
+    JOIN (
+        SELECT h.day, h.number, h.owner_id AS focus_id, 'author pattern:' || r.pattern AS rule
+        FROM text_hits AS h
+        JOIN rules AS r ON r.day = h.day AND r.ord = h.rule_ord AND r.kind = 'employee_author'
+        WHERE h.scope = 'focus' AND h.field = 'author'
+        UNION ALL
+        SELECT i.day, i.number, r.owner_id, 'login:' || r.value
+        FROM items AS i
+        JOIN rules AS r ON r.day = i.day AND r.scope = 'focus' AND r.kind = 'employee_login'
+                       AND r.value = lower(i.author_login)
+    ) AS e ON e.day = m.day AND e.number = m.number AND e.focus_id = m.focus_id
+    GROUP BY m.day, m.number, m.focus_id
+),
+sets AS (
+    SELECT day, number, list_sort(list(set_name)) AS sets
+    FROM mart_five_sets WHERE repo = $repo AND day IN (SELECT day FROM days)
+    GROUP BY day, number
+)
+SELECT $repo AS repo, m.day, m.focus_id, f.vendor, m.number, i.kind, i.title,
+       i.author_login, i.labels, coalesce(s.sets, CAST([] AS VARCHAR[])) AS sets,
+       m.matched_rule, m.matched_rules,
+       coalesce(t.theme_id, d.theme_id) AS theme_id, tn.name_zh AS theme_zh, tn.name_en AS theme_en,
+       coalesce(t.theme_rule, CASE WHEN d.theme_id IS NOT NULL THEN 'default' END) AS theme_rule,
+       e.employee_rule IS NOT NULL AS is_vendor_employee, e.employee_rule,
+       h.hotness, f.taxonomy_version
+FROM members AS m
+JOIN items AS i ON i.day = m.day AND i.number = m.number
+JOIN focus_names AS f ON f.day = m.day AND f.focus_id = m.focus_id
+LEFT JOIN themes AS t ON t.day = m.day AND t.number = m.number AND t.focus_id = m.focus_id
+LEFT JOIN default_themes AS d ON d.day = m.day AND d.focus_id = m.focus_id
+LEFT JOIN theme_names AS tn ON tn.day = m.day AND tn.focus_id = m.focus_id
+                           AND tn.theme_id = coalesce(t.theme_id, d.theme_id)
+LEFT JOIN employees AS e ON e.day = m.day AND e.number = m.number AND e.focus_id = m.focus_id
+LEFT JOIN sets AS s ON s.day = m.day AND s.number = m.number
+LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = m.day AND h.number = m.number

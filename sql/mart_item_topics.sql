@@ -1,0 +1,95 @@
+-- mart_item_topics: every item of the day (core_items: created, closed, merged, commented or reviewed in the
+-- window) x every taxonomy topic it matches, with the rule that matched.
+-- Matching (rules from mart_taxonomy_rules of the same day):
+--   tag    a bracketed title tag, or one '/'-part of it, or a conventional prefix "type(scope):" (both words)
+--   label  a GitHub label, case-insensitive
+--   text   the topic's combined keyword/pattern RE2 regex over the title, then the body (mart_text_hits)
+--   path   a path prefix of a file the PR's review comments point at (the only changed-file paths fetched)
+-- matched_rule is the strongest evidence (tag > label > title > path > body, then alphabetical);
+-- matched_rules lists all of it. An item with no rule of a topic inherits it from an item linked to it in
+-- mart_item_links when both ends are items of the day (issue #37842 gets the scheduler topic of its fix PR
+-- #37843); via_link names the item it came from.
+WITH days AS (
+    SELECT unnest(CAST($days AS DATE[])) AS day
+),
+rules AS (
+    SELECT * FROM mart_taxonomy_rules
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope = 'topic'
+),
+topics AS (
+    SELECT DISTINCT day, owner_id AS topic_id, name_zh, name_en, grp, risk, taxonomy_version FROM rules
+),
+items AS (
+    SELECT day, number, kind,
+           list_transform(coalesce(labels, []), lambda l: lower(l)) AS labels_lc,
+           list_distinct(list_filter(list_transform(flatten(list_transform(
+               list_concat(
+                   regexp_extract_all(coalesce(title, ''), '\[([^\]]+)\]', 1),
+                   [regexp_extract(coalesce(title, ''), '^\s*([A-Za-z]+)(?:\([^)]*\))?!?:', 1),
+                    regexp_extract(coalesce(title, ''), '^\s*[A-Za-z]+\(([^)]*)\)!?:', 1)]
+               ),
+               lambda t: list_append(string_split(t, '/'), t))),
+               lambda x: lower(trim(x))), lambda x: x <> '')) AS tags
+    FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
+),
+item_tags AS (
+    SELECT day, number, unnest(tags) AS tag FROM items
+),
+item_labels AS (
+    SELECT day, number, unnest(labels_lc) AS label FROM items
+),
+paths AS (
+    SELECT DISTINCT day, pull_number AS number, lower(path) AS path
+    FROM stg_review_comments
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND path IS NOT NULL
+),
+hits AS (
+    SELECT t.day, t.number, r.owner_id AS topic_id, 1 AS priority, 'tag:' || r.value AS evidence
+    FROM item_tags AS t JOIN rules AS r ON r.day = t.day AND r.kind = 'tag' AND r.value = t.tag
+    UNION ALL
+    SELECT l.day, l.number, r.owner_id, 2, 'label:' || r.value
+    FROM item_labels AS l JOIN rules AS r ON r.day = l.day AND r.kind = 'label' AND r.value = l.label
+    UNION ALL
+    SELECT day, number, owner_id, CASE field WHEN 'title' THEN 3 ELSE 5 END, field || ':"' || matched || '"'
+    FROM mart_text_hits
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope = 'topic' AND field IN ('title', 'body')
+    UNION ALL
+    SELECT p.day, p.number, r.owner_id, 4, 'path:' || p.path
+    FROM paths AS p
+    JOIN items AS i ON i.day = p.day AND i.number = p.number
+    JOIN rules AS r ON r.day = p.day AND r.kind = 'path' AND starts_with(p.path, r.value)
+),
+direct AS (
+    SELECT day, number, topic_id,
+           arg_min(evidence, (priority, evidence)) AS matched_rule,
+           list_sort(list_distinct(list(evidence))) AS matched_rules,
+           CAST(NULL AS INTEGER) AS via_link
+    FROM hits GROUP BY day, number, topic_id
+),
+links AS (
+    SELECT day, issue_number AS a, pr_number AS b FROM mart_item_links
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND issue_in_day AND pr_in_day
+    UNION
+    SELECT day, pr_number, issue_number FROM mart_item_links
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND issue_in_day AND pr_in_day
+),
+inherited AS (
+    SELECT l.day, l.a AS number, d.topic_id,
+           'link:#' || l.b || ' ' || d.matched_rule AS matched_rule,
+           ['link:#' || l.b || ' ' || d.matched_rule] AS matched_rules,
+           l.b AS via_link
+    FROM links AS l JOIN direct AS d ON d.day = l.day AND d.number = l.b
+    WHERE NOT EXISTS (
+        SELECT 1 FROM direct AS d2 WHERE d2.day = l.day AND d2.number = l.a AND d2.topic_id = d.topic_id
+    )
+    QUALIFY row_number() OVER (PARTITION BY l.day, l.a, d.topic_id ORDER BY l.b) = 1
+),
+matched AS (
+    SELECT * FROM direct UNION ALL SELECT * FROM inherited
+)
+SELECT $repo AS repo, m.day, m.number, i.kind,
+       m.topic_id, t.name_zh AS topic_zh, t.name_en AS topic_en, t.grp AS topic_group, t.risk AS topic_risk,
+       m.matched_rule, m.matched_rules, m.via_link, t.taxonomy_version
+FROM matched AS m
+JOIN items AS i ON i.day = m.day AND i.number = m.number
+JOIN topics AS t ON t.day = m.day AND t.topic_id = m.topic_id

@@ -1,0 +1,111 @@
+"""Rebuild the analytics marts for a batch of days in one transaction.
+
+Each model is one set-based statement over all the batch's days (``$days``), written
+with the same delete-then-insert of every (repo, day) partition as
+``warehouse.partitions.replace_partition``, so a rerun is idempotent and a failure
+leaves the previous rows. One statement per model for the whole batch rather than per
+day is what keeps a year-long backfill within seconds: a per-day loop costs ~0.3 s a
+day in statement overhead alone (measured on the sample), 110 s for a year.
+
+The taxonomy is bound into ``mart_taxonomy_rules`` at the start of the transaction, its
+regexes are run into ``mart_text_hits`` (one statement per regex, constant pattern), and
+every matching mart reads them from there, so a day's topics and the rules that
+produced them are replaced together or not at all.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import duckdb
+
+from vllm_digest.partitions import DayWindow
+from vllm_digest.settings import RepoRef
+from vllm_digest.taxonomy import Taxonomy
+from vllm_digest.warehouse.sql_files import bind, read_sql
+
+# Order matters: each model reads the ones before it for the same (repo, day); mart_topic_daily also
+# reads its own and mart_activity_daily's earlier days for the trend.
+ANALYTICS_MODELS = (
+    "mart_taxonomy_rules",
+    "mart_text_hits",
+    "mart_item_links",
+    "mart_item_topics",
+    "mart_item_hotness",
+    "mart_focus_items",
+    "mart_activity_daily",
+    "mart_topic_daily",
+    "mart_key_changes",
+    "mart_notable_issues",
+)
+
+# rule kind -> the fields of an item its regex is run over (themes group by title only)
+_TEXT_FIELDS = {("topic", "text"): ["title", "body"], ("focus", "text"): ["title", "body"],
+                ("theme", "text"): ["title"], ("focus", "author"): ["author"],
+                ("focus", "employee_author"): ["author"]}
+
+
+def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy: Taxonomy) -> dict:
+    ordered = sorted(windows, key=lambda w: w.day)
+    return {
+        "repo": repo.full_name if isinstance(repo, RepoRef) else repo,
+        "days": [w.day for w in ordered],
+        "window_starts": [w.start for w in ordered],
+        "window_ends": [w.end for w in ordered],
+        **taxonomy.params(),
+    }
+
+
+def _text_rules(taxonomy: Taxonomy) -> list[dict]:
+    return [
+        {"scope": r["scope"], "owner_id": r["owner_id"], "parent_id": r["parent_id"],
+         "rule_ord": r["ord"], "pattern": r["pattern"], "fields": _TEXT_FIELDS[(r["scope"], r["kind"])]}
+        for r in taxonomy.rule_rows()
+        if (r["scope"], r["kind"]) in _TEXT_FIELDS
+    ]
+
+
+def build_analytics(
+    con: duckdb.DuckDBPyConnection,
+    repo: RepoRef | str,
+    windows: Sequence[DayWindow],
+    taxonomy: Taxonomy,
+    before_insert: Callable[[str], None] | None = None,
+) -> dict[str, dict[str, int]]:
+    """Rebuild the analytics marts of ``windows`` (any order) in one transaction.
+
+    Returns day -> model -> rows written. ``before_insert`` runs between a model's
+    delete and its insert (tests use it to inject failures).
+    """
+    if not windows:
+        return {}
+    params = analytics_params(repo, windows, taxonomy)
+    scope = {"repo": params["repo"], "days": params["days"]}
+    text_rules = _text_rules(taxonomy)
+    out: dict[str, dict[str, int]] = {d.isoformat(): {} for d in params["days"]}
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for model in ANALYTICS_MODELS:
+            sql = read_sql(model)
+            con.execute(
+                f"DELETE FROM {model} WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))", scope
+            )
+            if before_insert is not None:
+                before_insert(model)
+            if model == "mart_text_hits":
+                for rule in text_rules:
+                    con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, {**params, **rule}))
+            else:
+                con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, params))
+            counts = dict(con.execute(
+                f"SELECT CAST(day AS VARCHAR), count(*) FROM {model} "
+                "WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) GROUP BY day",
+                scope,
+            ).fetchall())
+            for key in out:
+                out[key][model] = counts.get(key, 0)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    return out
