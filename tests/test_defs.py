@@ -37,3 +37,10 @@ def test_lineage_raw_to_report(make_settings):
     assert up("core_items") == {"stg_issues", "stg_pulls"}
     assert "core_events" in up("mart_five_sets")
     assert {"mart_five_sets", "mart_daily_counts"} <= up("daily_report")
+
+
+def test_analytics_group_reads_the_marts(make_settings):
+    graph = build_definitions(make_settings()).resolve_asset_graph()
+    topics = graph.get(dg.AssetKey(["vllm_project", "vllm", "mart_item_topics"]))
+    assert topics.group_name == "analytics"
+    assert {k.path[-1] for k in topics.parent_keys} >= {"core_items"}

@@ -4,21 +4,32 @@ from __future__ import annotations
 
 import dagster as dg
 
+from vllm_digest.analytics.build import ANALYTICS_MODELS, build_analytics
 from vllm_digest.assets.ingest import build_raw_asset
 from vllm_digest.assets.report import build_report_asset
 from vllm_digest.assets.warehouse import build_layer_asset
 from vllm_digest.partitions import daily_partitions
 from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.taxonomy.loader import taxonomy_from_settings
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS
 
 
 def build_repo_assets(repo: RepoRef, settings: Settings, partitions_def=None) -> list[dg.AssetsDefinition]:
     partitions_def = partitions_def or daily_partitions(settings)
+    # loaded here so a malformed taxonomy stops the code location, not a run
+    taxonomy = taxonomy_from_settings(settings)
+
+    def analytics(con, repo_, windows):
+        return build_analytics(con, repo_, windows, taxonomy)
+
     return [
         build_raw_asset(repo, settings, partitions_def),
         build_layer_asset(repo, settings, partitions_def, "stg", STG_MODELS, "warehouse"),
         build_layer_asset(repo, settings, partitions_def, "core", CORE_MODELS, "warehouse"),
         build_layer_asset(repo, settings, partitions_def, "mart", MART_MODELS, "warehouse"),
+        build_layer_asset(
+            repo, settings, partitions_def, "analytics", ANALYTICS_MODELS, "analytics", build=analytics
+        ),
         build_report_asset(repo, settings, partitions_def),
     ]
 
