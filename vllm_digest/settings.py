@@ -37,6 +37,7 @@ _ENV_KEYS = {
     "taxonomy": "VLLM_DIGEST_TAXONOMY",
     "sample_dir": "VLLM_DIGEST_SAMPLE_DIR",
     "github_api_url": "GITHUB_API_URL",
+    "github_web_url": "GITHUB_WEB_URL",
 }
 _FILE_ONLY_KEYS = {"display_names"}
 
@@ -85,6 +86,7 @@ class Settings:
     cutoff: dt.time = dt.time(0, 0)
     start_date: dt.date = DEFAULT_START_DATE
     github_api_url: str = "https://api.github.com"
+    github_web_override: str | None = None
     github_token: str | None = field(default=None, repr=False)
     languages: tuple[str, ...] = LANGUAGES
     taxonomy: Path | None = None
@@ -114,6 +116,8 @@ class Settings:
     @property
     def github_web_url(self) -> str:
         """Where item pages live: github.com, or a GitHub Enterprise host."""
+        if self.github_web_override:
+            return self.github_web_override
         api = self.github_api_url.rstrip("/")
         if api == "https://api.github.com":
             return "https://github.com"
@@ -234,6 +238,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         cutoff=_parse_cutoff(raw.get("cutoff", "00:00")),
         start_date=_parse_start_date(raw.get("start_date", DEFAULT_START_DATE), timezone),
         github_api_url=_parse_api_url(str(raw.get("github_api_url", "https://api.github.com"))),
+        github_web_override=(
+            _parse_api_url(str(raw["github_web_url"])) if raw.get("github_web_url") else None
+        ),
         github_token=env.get("GITHUB_TOKEN") or None,
         languages=_parse_languages(raw.get("languages", list(LANGUAGES))),
         taxonomy=Path(raw["taxonomy"]).expanduser().absolute() if raw.get("taxonomy") else None,

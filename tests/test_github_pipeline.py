@@ -1,0 +1,30 @@
+"""The whole Dagster graph with VLLM_DIGEST_SOURCE=github against the emulator
+produces the same report as the embedded sample source."""
+
+from conftest import materialize, report_path
+from tests.github_emulator import Dataset, GitHubEmulator
+from tests.github_fixtures import TOKEN
+
+
+def test_github_source_report_equals_sample_report(make_settings, tmp_path):
+    sample = make_settings(VLLM_DIGEST_HOME=str(tmp_path / "sample"))
+    materialize(sample, "2026-03-22")
+    with GitHubEmulator(Dataset.from_sample(), token=TOKEN, search_limit=1000) as emulator:
+        github = make_settings(
+            VLLM_DIGEST_HOME=str(tmp_path / "github"),
+            VLLM_DIGEST_SOURCE="github",
+            GITHUB_API_URL=emulator.base_url,
+            GITHUB_TOKEN=TOKEN,
+            GITHUB_WEB_URL="https://github.com",
+        )
+        materialize(github, "2026-03-22")
+        requests = len(emulator.requests)
+    ours = report_path(github, "2026-03-22").read_text(encoding="utf-8")
+    assert "> 数据统计: 新 Issue 10 | 关闭 Issue 10 | 新 PR 48 | 合并 PR 21 | 关闭未合并 PR 15" in ours
+    # the appendix (everything the lists print) is identical line for line
+    appendix = lambda text: text.split("## 📋 附录", 1)[1]
+    assert appendix(ours) == appendix(report_path(sample, "2026-03-22").read_text(encoding="utf-8"))
+    assert 0 < requests <= 12
+    for path in (tmp_path / "github").rglob("*"):
+        if path.is_file() and path.suffix in (".json", ".jsonl", ".md"):
+            assert TOKEN not in path.read_text(encoding="utf-8", errors="replace"), path
