@@ -116,3 +116,17 @@ def test_rules_fail_on_broken_rows(make_settings):
     assert not dup.passed and dup.metadata["duplicate_keys"] == ["37839"]
     assert not orphan.passed and orphan.metadata["missing_numbers"] == [36131]
     assert not counts.passed and counts.metadata["mismatched"] == {"merged_prs": {"count": 22, "list_length": 21}}
+
+
+def test_each_repo_gets_its_own_partitioned_checks(make_settings):
+    settings = make_settings(VLLM_DIGEST_REPOS="vllm-project/vllm,sgl-project/sglang")
+    defs = build_definitions(settings)
+    specs = [s for checks_def in defs.asset_checks for s in checks_def.check_specs]
+    keys = {(s.asset_key.to_user_string(), s.name) for s in specs}
+    assert len(keys) == 16
+    for prefix in ("vllm_project/vllm", "sgl_project/sglang"):
+        assert (f"{prefix}/mart_daily_counts", "reconciles_with_fetch_totals") in keys
+        assert (f"{prefix}/stg_fetch_manifest", "fetch_complete") in keys
+    assert all(s.partitions_def is not None for s in specs)
+    # the checks are part of the graph the UI loads, next to their tables
+    assert {(k.asset_key.to_user_string(), k.name) for k in defs.resolve_asset_graph().asset_check_keys} == keys
