@@ -41,7 +41,7 @@ def test_failure_between_delete_and_insert_keeps_previous_rows(make_settings, fa
         with pytest.raises(Injected):
             replace_partition(con, CORE_MODELS, params, before_insert=explode)
         # the connection is still usable: the transaction was rolled back, not left open
-        assert con.execute("SELECT count(*) FROM core_people").fetchone()[0] > 0
+        assert con.execute(f"SELECT count(*) FROM {fail_at}").fetchone()[0] > 0
     assert table_hashes(settings) == before
 
 
