@@ -36,9 +36,9 @@ def make_settings(tmp_path):
 
 
 def materialize(settings: Settings, first: str, last: str | None = None, instance=None):
-    """Materialize every asset of the graph for one day or a range, in one run."""
+    """Materialize every asset of the graph, with its checks, for one day or a range, in one run."""
     defs = build_definitions(settings)
-    assets = list(defs.assets)
+    assets = [*defs.assets, *defs.asset_checks]
     kwargs = {}
     if last is None or last == first:
         kwargs["partition_key"] = first

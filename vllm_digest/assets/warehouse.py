@@ -21,6 +21,7 @@ from vllm_digest.assets.common import (
 from vllm_digest.assets.ingest import RAW_ASSET
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.layers import build_days
+from vllm_digest.warehouse.lineage import column_deps
 from vllm_digest.warehouse.partitions import table_columns
 from vllm_digest.warehouse.resource import WarehouseResource
 from vllm_digest.warehouse.sql_files import purpose, read_sql
@@ -46,6 +47,21 @@ def model_spec(repo: RepoRef, model: str, group: str) -> dg.AssetSpec:
         group_name=group,
         kinds={"duckdb", "sql"},
         metadata={"sql": dg.MetadataValue.md(f"```sql\n{sql}\n```"), "table": model},
+    )
+
+
+def column_lineage(repo: RepoRef, model: str, schemas: dict[str, list[tuple[str, str]]]) -> dg.TableColumnLineage:
+    deps = column_deps(
+        model,
+        [name for name, _ in schemas[model]],
+        {t: [name for name, _ in schemas[t]] for t in upstream_tables(model)},
+    )
+    return dg.TableColumnLineage(
+        deps_by_column={
+            col: [dg.TableColumnDep(asset_key=dg.AssetKey([*repo.key_prefix, t]), column_name=c) for t, c in found]
+            for col, found in deps.items()
+            if found
+        }
     )
 
 
@@ -78,7 +94,9 @@ def build_layer_asset(
                 per_day = build_days(con, models, repo, windows, settings.raw_dir)
             else:
                 per_day = build(con, repo, windows)
-            schemas = {m: table_columns(con, m) for m in models}
+            # upstream tables too, for column lineage; stg models read files, not tables
+            tables = set(models) | {t for m in models for t in upstream_tables(m)}
+            schemas = {t: table_columns(con, t) for t in tables}
         context.log.info(f"built {layer} for {repo.full_name} {day_span(windows)}")
         for model in models:
             rows = [per_day[w.key][model] for w in windows]
@@ -88,8 +106,15 @@ def build_layer_asset(
                 "dagster/column_schema": table_schema(schemas[model]),
                 "dagster/table_name": f"warehouse.main.{model}",
             }
+            if upstream_tables(model):
+                metadata["dagster/column_lineage"] = column_lineage(repo, model, schemas)
             if len(windows) == 1:
                 metadata["dagster/row_count"] = rows[0]
+            else:
+                # dagster/row_count is per partition; a range run reports each of its days instead
+                metadata["rows_by_day"] = dg.MetadataValue.json(
+                    {w.key: n for w, n in zip(windows, rows)}
+                )
             yield dg.MaterializeResult(asset_key=[*repo.key_prefix, model], metadata=metadata)
 
     return layer_asset
