@@ -4,9 +4,8 @@
 import dagster as dg
 
 from vllm_digest.assets.common import SINGLE_RUN, WAREHOUSE_POOL, context_windows, day_span
-from vllm_digest.report.context import build_context
+from vllm_digest.report.context import build_report_context
 from vllm_digest.report.render import render_markdown, write_report
-from vllm_digest.report.sections import build_sections
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.resource import WarehouseResource
 
@@ -35,10 +34,9 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
         with warehouse.connect(read_only=True) as con:
-            contexts = [build_context(con, settings, repo, w) for w in windows]
+            contexts = [build_report_context(con, settings, repo, w) for w in windows]
         written = {}
         for ctx in contexts:
-            ctx["sections"] = build_sections(ctx)
             written = write_report(settings, repo, ctx)
         last = contexts[-1]
         preview_lang = settings.languages[0]
@@ -48,6 +46,9 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
             **{f"path_{name.replace('.', '_')}": dg.MetadataValue.path(str(p)) for name, p in written.items()},
             **{k: v for k, v in last["counts"].items()},
             "complete": last["fetch"]["complete"],
+            # which table fed each section: a missing analytics mart shows up here, not as a crash
+            **{f"source_{k}": v["source"] for k, v in last["sections"].items()},
+            "focus_items": last["sections"]["focus"]["count"],
         }
         context.log.info(f"wrote reports for {repo.full_name} {day_span(windows)}")
         return dg.MaterializeResult(metadata=metadata)

@@ -109,6 +109,21 @@ def build_context(
     }
 
 
+def build_report_context(
+    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow
+) -> dict:
+    """The base context plus the seven sections, read while the connection is open."""
+    # imported here: sections imports markdown_safe, which this module also uses
+    from vllm_digest.report import insights
+    from vllm_digest.report.sections import build_sections
+
+    ctx = build_context(con, settings, repo, window)
+    data = insights.gather(con, repo.full_name, window.key, ctx["counts"])
+    ctx["sections"] = build_sections(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
+    ctx["count_history"] = data["count_history"]
+    return ctx
+
+
 def summary_json(context: dict) -> str:
     """``<day>.json``: the window, the five counts and the five lists' numbers."""
     doc = {

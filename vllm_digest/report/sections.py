@@ -1,32 +1,288 @@
-"""The seven analysis sections, written from the context without an LLM."""
+"""The seven analysis sections, written from the warehouse without an LLM.
+
+Each section is first built as a *doc* per language -- a lead sentence, groups
+of entries, an optional closing line -- of plain (untrusted-safe, one-line)
+text. The Markdown string is rendered from that doc here, with md_inline on
+every untrusted field; the HTML template renders the same doc with
+autoescaping. So both formats say the same thing and templates compute nothing.
+"""
 
 from __future__ import annotations
 
+from vllm_digest.report import insights as ins
+from vllm_digest.report.gist import excerpt, first_sentence
+from vllm_digest.report.markdown_safe import md_inline, plain_inline
+
 FOCUS_TITLE = {"zh": "AMD/ROCm 生态相关动态", "en": "AMD/ROCm ecosystem"}
+LANGS = ("zh", "en")
+
+THEMES = {
+    "performance": {"zh": "性能与功能增强", "en": "Performance and features"},
+    "stability": {"zh": "测试修复与稳定性", "en": "Test fixes and stability"},
+    "ci": {"zh": "持续集成（CI）", "en": "CI"},
+}
+STATE = {
+    "open": {"zh": "进行中", "en": "open"},
+    "closed": {"zh": "已关闭", "en": "closed"},
+    "merged": {"zh": "已合并", "en": "merged"},
+}
+KIND = {"pr": "PR", "issue": "Issue"}
+LEAD_CHARS = 2000
 
 
-def _summary(counts: dict) -> dict:
-    zh = (
-        f"本周期共新增 {counts['new_issues']} 个 Issue、关闭 {counts['closed_issues']} 个 Issue；"
-        f"新增 {counts['new_prs']} 个 PR，合并 {counts['merged_prs']} 个，"
-        f"另有 {counts['closed_unmerged_prs']} 个 PR 未合并即关闭。"
-    )
-    en = (
-        f"This window saw {counts['new_issues']} new and {counts['closed_issues']} closed issues, "
-        f"{counts['new_prs']} new PRs, {counts['merged_prs']} merged and "
-        f"{counts['closed_unmerged_prs']} closed without merge."
-    )
-    return {"zh": zh, "en": en}
+def _state(item: dict) -> str:
+    return "merged" if item.get("merged_at") else (item.get("state") or "open")
 
 
-def build_sections(context: dict) -> dict:
-    pending = {"zh": "本节暂无内容。", "en": "Nothing in this section yet."}
+def _entry(item: dict, url_for, meta: str, lang: str, quotes=None, gist: str | None = None) -> dict:
     return {
-        "summary": _summary(context["counts"]),
-        "focus": {**pending, "title_zh": FOCUS_TITLE["zh"], "title_en": FOCUS_TITLE["en"]},
-        "discussions": pending,
-        "topics": pending,
-        "key_changes": pending,
-        "activity": pending,
-        "notable": pending,
+        "number": item["number"],
+        "ref": f"{KIND.get(item['kind'], 'Issue')} #{item['number']}",
+        "url": url_for(item["kind"], item["number"]),
+        "title": plain_inline(item["title"], 200),
+        "gist": first_sentence(item.get("body")) if gist is None else plain_inline(gist, 200),
+        "meta": meta,
+        "quotes": quotes or [],
     }
+
+
+def _doc(lead: str, groups=None, tail_label: str = "", tail: str = "") -> dict:
+    return {"lead": plain_inline(lead, LEAD_CHARS), "groups": groups or [], "tail_label": tail_label, "tail": plain_inline(tail, LEAD_CHARS)}
+
+
+def doc_markdown(doc: dict) -> str:
+    """One doc as Markdown; every line of it is ours up to the first untrusted byte."""
+    out = [md_inline(doc["lead"], LEAD_CHARS)] if doc["lead"] else []
+    for group in doc["groups"]:
+        out.append("")
+        if group["heading"]:
+            out.append(f"**{md_inline(group['heading'], 200)}**")
+        for e in group["entries"]:
+            parts = []
+            if e.get("url"):
+                parts.append(f"[{e['ref']}]({e['url']})")
+            if e["title"]:
+                parts.append(md_inline(e["title"], 200))
+            line = "- " + " ".join(parts)
+            if e["gist"]:
+                line += f" — {md_inline(e['gist'], 200)}"
+            if e["meta"]:
+                line += f" ({md_inline(e['meta'], 300)})"
+            out.append(line)
+            for q in e["quotes"]:
+                out.append(f"  - {md_inline(q['author'], 80)}: “{md_inline(q['text'], 160)}”")
+    if doc["tail"]:
+        out.append("")
+        out.append(f"**{doc['tail_label']}**：{md_inline(doc['tail'], LEAD_CHARS)}" if doc["tail_label"] == "小结"
+                   else f"**{doc['tail_label']}**: {md_inline(doc['tail'], LEAD_CHARS)}")
+    return "\n".join(out)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{round(100 * x)}%"
+
+
+def _summary(ctx: dict, data: dict, lang: str) -> dict:
+    c = ctx["counts"]
+    rate = _pct(data["activity"]["merge_rate"])
+    focus = data["focus"]
+    vendor = sum(1 for i in focus if i["vendor"])
+    topics = data["topics"][:3]
+    if lang == "zh":
+        text = (
+            f"本周期共新增 {c['new_issues']} 个 Issue、关闭 {c['closed_issues']} 个 Issue；"
+            f"新增 {c['new_prs']} 个 PR，合并 {c['merged_prs']} 个，"
+            f"另有 {c['closed_unmerged_prs']} 个 PR 未合并即关闭（合并率 {rate}）。"
+        )
+        if topics:
+            text += "热门话题：" + "、".join(f"{t['topic']}（{t['count']} 项）" for t in topics) + "。"
+        text += (
+            f"AMD/ROCm 相关条目 {len(focus)} 项，其中 AMD 员工提交 {vendor} 项。" if focus
+            else "本周期没有 AMD/ROCm 相关条目。"
+        )
+    else:
+        text = (
+            f"This window saw {c['new_issues']} new and {c['closed_issues']} closed issues, "
+            f"{c['new_prs']} new PRs, {c['merged_prs']} merged and "
+            f"{c['closed_unmerged_prs']} closed without merge (merge rate {rate})."
+        )
+        if topics:
+            text += " Top topics: " + ", ".join(f"{t['topic']} ({t['count']} items)" for t in topics) + "."
+        text += (
+            f" {len(focus)} items concern AMD/ROCm, {vendor} of them by AMD employees." if focus
+            else " No item concerns AMD/ROCm."
+        )
+    return _doc(text)
+
+
+def _focus(ctx, data, lang, url_for) -> dict:
+    focus = data["focus"]
+    if not focus:
+        return _doc(
+            "本周期没有与 AMD/ROCm 相关的 Issue 或 PR（含 Quark）。" if lang == "zh"
+            else "No issue or PR of this window concerns AMD/ROCm (Quark included)."
+        )
+    order = list(THEMES) + sorted({i["theme"] for i in focus} - set(THEMES))
+    groups = []
+    for theme in order:
+        members = [i for i in focus if i["theme"] == theme]
+        if not members:
+            continue
+        entries = []
+        for i in members:
+            who = plain_inline(i["author_login"], 80)
+            tag = (" (AMD 员工)" if lang == "zh" else " (AMD employee)") if i["vendor"] else ""
+            entries.append(_entry(i, url_for, f"{who}{tag} · {STATE[_state(i)][lang] if _state(i) in STATE else _state(i)}", lang))
+        groups.append({"heading": THEMES.get(theme, {}).get(lang, theme), "entries": entries})
+    counts = {t: sum(1 for i in focus if i["theme"] == t) for t in order}
+    vendor = sum(1 for i in focus if i["vendor"])
+    merged = sum(1 for i in focus if _state(i) == "merged")
+    quark = sum(1 for i in focus if "quark" in f"{i['title']} {i['body'] or ''}".lower())
+    if lang == "zh":
+        parts = "、".join(f"{THEMES.get(t, {}).get('zh', t)} {n} 项" for t, n in counts.items() if n)
+        tail = (f"共 {len(focus)} 项 AMD/ROCm 相关条目（{parts}）；AMD 员工提交 {vendor} 项；已合并 {merged} 项；"
+                + (f"Quark 相关 {quark} 项。" if quark else "本周期没有 Quark 相关条目。"))
+        return _doc(f"本周期有 {len(focus)} 项与 AMD/ROCm 相关的 Issue 或 PR，按主题分组如下。", groups, "小结", tail)
+    parts = ", ".join(f"{THEMES.get(t, {}).get('en', t)} {n}" for t, n in counts.items() if n)
+    tail = (f"{len(focus)} AMD/ROCm items ({parts}); {vendor} by AMD employees; {merged} merged; "
+            + (f"{quark} concern Quark." if quark else "none concerns Quark."))
+    return _doc(f"{len(focus)} issues and PRs of this window concern AMD/ROCm, grouped by theme.", groups, "Summary", tail)
+
+
+def _discussions(ctx, data, lang, url_for) -> dict:
+    hot = data["hot"]
+    if not hot:
+        return _doc("本周期没有带评论的条目。" if lang == "zh" else "No item of this window has comments.")
+    entries = []
+    for i in hot:
+        thread = data["comments"].get(i["number"], [])
+        people = sorted({c["author_login"] for c in thread if c["author_login"] and not c["author_is_bot"]})
+        humans = [c for c in thread if not c["author_is_bot"] and c["body"]]
+        quotes = [{"author": plain_inline(c["author_login"], 80), "text": excerpt(c["body"])} for c in humans[:3]]
+        n = int(i["comments_total"] or 0)
+        st = STATE.get(_state(i), {}).get(lang, _state(i))
+        meta = (f"{n} 条评论 · 本周期 {len(people)} 位参与者 · 状态：{st}" if lang == "zh"
+                else f"{n} comments · {len(people)} participants this window · {st}")
+        entries.append(_entry(i, url_for, meta, lang, quotes))
+    lead = ("按评论数排列的热门条目（含旧条目）：" if lang == "zh" else "The most discussed items, old ones included:")
+    return _doc(lead, [{"heading": "", "entries": entries}])
+
+
+def _arrow(t: dict) -> str:
+    if t["rising"]:
+        return "↑"
+    trend = t["trend"]
+    if isinstance(trend, (int, float)) and trend < 0:
+        return "↓"
+    return "→"
+
+
+def _topics(ctx, data, lang, url_for) -> dict:
+    if not data["topics_source"]:
+        return _doc("本周期没有可用的话题统计（话题数据表尚未构建）。" if lang == "zh"
+                    else "No topic statistics are available for this window (the topic mart is not built).")
+    if not data["topics"]:
+        return _doc("本周期没有识别出话题。" if lang == "zh" else "No topic was found in this window.")
+    groups = []
+    for t in data["topics"]:
+        items = [data["items"][n] for n in t["numbers"] if n in data["items"]]
+        note = ""
+        if t["baseline_incomplete"]:
+            note = "（基线不完整）" if lang == "zh" else " (baseline incomplete)"
+        elif isinstance(t["trend"], (int, float)):
+            note = f"（较前 7 日 {t['trend']:+.2f}）" if lang == "zh" else f" (vs trailing 7 days {t['trend']:+.2f})"
+        heading = (f"{t['topic']} {_arrow(t)} {t['count']} 项{note}" if lang == "zh"
+                   else f"{t['topic']} {_arrow(t)} {t['count']} items{note}")
+        groups.append({"heading": heading, "entries": [_entry(i, url_for, "", lang, gist="") for i in items]})
+    lead = "按条目数排列的今日话题，箭头为相对前 7 日的趋势：" if lang == "zh" else "Today's topics by item count; arrows compare with the trailing 7 days:"
+    return _doc(lead, groups)
+
+
+def _key_changes(ctx, data, lang, url_for) -> dict:
+    changes = data["key_changes"]
+    if not changes:
+        return _doc("本周期没有合并的重点 PR。" if lang == "zh" else "No key change was merged in this window.")
+    entries = []
+    for i in changes:
+        size = ""
+        if i.get("additions") is not None:
+            size = f"+{i['additions']}/-{i['deletions'] or 0}, {i['changed_files'] or 0} files · "
+        reason = plain_inline(i.get("reason"), 120)
+        meta = f"{size}{'by' if lang == 'en' else '作者'} {plain_inline(i['author_login'], 80)}" + (f" · {reason}" if reason else "")
+        entries.append(_entry(i, url_for, meta, lang))
+    lead = ("本周期合并的主要 PR（按改动规模排序）：" if lang == "zh" and not data["key_source"].startswith("mart")
+            else "本周期的重点变更：" if lang == "zh"
+            else "The largest PRs merged in this window:" if not data["key_source"].startswith("mart")
+            else "The key changes of this window:")
+    return _doc(lead, [{"heading": "", "entries": entries}])
+
+
+def _activity(ctx, data, lang) -> dict:
+    a = data["activity"]
+    top_zh = "、".join(f"{plain_inline(n, 80)}（{k}）" for n, k in a["top_authors"])
+    top_en = ", ".join(f"{plain_inline(n, 80)} ({k})" for n, k in a["top_authors"])
+    if lang == "zh":
+        text = (f"{a['pr_authors']} 位作者提交了 {ctx['counts']['new_prs']} 个新 PR"
+                + (f"，最活跃的是 {top_zh}" if top_zh else "") + "；"
+                f"合并率 {_pct(a['merge_rate'])}；关闭的 {ctx['counts']['closed_issues']} 个 Issue 中有 {a['stale_closed']} 个带 stale 标签；"
+                f"窗口内有 {a['comments']} 条评论、{a['reviews']} 次评审，共 {a['humans']} 位非机器人参与者。")
+    else:
+        text = (f"{a['pr_authors']} authors opened {ctx['counts']['new_prs']} new PRs"
+                + (f", most of them {top_en}" if top_en else "") + "; "
+                f"merge rate {_pct(a['merge_rate'])}; {a['stale_closed']} of {ctx['counts']['closed_issues']} closed issues carried the stale label; "
+                f"{a['comments']} comments and {a['reviews']} reviews in the window by {a['humans']} non-bot people.")
+    entries = [
+        {"number": None, "ref": "", "url": None, "title": plain_inline(f"{k}: {v}", 200), "gist": "", "meta": "", "quotes": []}
+        for k, v in a["extra"]
+    ]
+    return _doc(text, [{"heading": "", "entries": entries}] if entries else [])
+
+
+def _notable(ctx, data, lang, url_for) -> dict:
+    found = data["notable"]
+    if not found:
+        return _doc("本周期没有仍待处理的新 Issue。" if lang == "zh" else "No new issue of this window is still open.")
+    entries = []
+    for i in found:
+        labels = ",".join(plain_inline(x, 40) for x in i["labels"] or []) or ("无标签" if lang == "zh" else "no labels")
+        reason = plain_inline(i.get("reason"), 120)
+        n = int(i["comments_total"] or 0)
+        meta = (f"{labels} · {n} 条评论" if lang == "zh" else f"{labels} · {n} comments") + (f" · {reason}" if reason else "")
+        entries.append(_entry(i, url_for, meta, lang))
+    lead = "值得关注的未解决问题（RFC 与 bug 优先）：" if lang == "zh" else "Open issues worth watching (RFCs and bugs first):"
+    return _doc(lead, [{"heading": "", "entries": entries}])
+
+
+NAMES = ("summary", "focus", "discussions", "topics", "key_changes", "activity", "notable")
+
+
+def build_sections(context: dict, data: dict, url_for) -> dict:
+    """``{name: {"zh": markdown, "en": markdown, "doc_zh": doc, "doc_en": doc, "source": table}}``."""
+    builders = {
+        "summary": lambda lang: _summary(context, data, lang),
+        "focus": lambda lang: _focus(context, data, lang, url_for),
+        "discussions": lambda lang: _discussions(context, data, lang, url_for),
+        "topics": lambda lang: _topics(context, data, lang, url_for),
+        "key_changes": lambda lang: _key_changes(context, data, lang, url_for),
+        "activity": lambda lang: _activity(context, data, lang),
+        "notable": lambda lang: _notable(context, data, lang, url_for),
+    }
+    sources = {
+        "summary": "mart_daily_counts", "focus": data["focus_source"], "discussions": data["hot_source"],
+        "topics": data["topics_source"] or "(absent)", "key_changes": data["key_source"],
+        "activity": data["activity"]["source"], "notable": data["notable_source"],
+    }
+    out = {}
+    for name in NAMES:
+        section = {"source": sources[name]}
+        for lang in LANGS:
+            doc = builders[name](lang)
+            section[f"doc_{lang}"] = doc
+            section[lang] = doc_markdown(doc)
+        out[name] = section
+    out["focus"]["title_zh"], out["focus"]["title_en"] = FOCUS_TITLE["zh"], FOCUS_TITLE["en"]
+    out["focus"]["count"] = len(data["focus"])
+    return out
+
+
+__all__ = ["build_sections", "doc_markdown", "ins"]

@@ -1,0 +1,59 @@
+"""Golden reports of sample day 2026-03-22: header and appendix pinned byte for
+byte (our documented order, newest first), every section heading present.
+
+The section bodies are not pinned: they are expected to change as analytics
+marts land. Regenerate with VLLM_DIGEST_WRITE_GOLDEN=1 and review the diff.
+"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import materialize, report_path
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+HEADINGS = {
+    "zh": ["### 📊 每日开发状态摘要", "### 🎯 AMD/ROCm 生态相关动态", "### 💬 高热度讨论分析",
+           "### 🔥 热门话题与趋势分析", "### 🛠️ 重点技术变更", "### 📈 开发活跃度观察", "### 💡 值得关注的问题"],
+    "en": ["### 📊 Daily summary", "### 🎯 AMD/ROCm ecosystem", "### 💬 Hot discussions",
+           "### 🔥 Hot topics and trends", "### 🛠️ Key changes", "### 📈 Activity", "### 💡 Issues to watch"],
+}
+APPENDIX = {"zh": "## 📋 附录：详细数据列表", "en": "## 📋 Appendix: the day's lists"}
+
+
+def _header_and_appendix(text: str, lang: str) -> tuple[str, str]:
+    return text.split("\n---\n", 1)[0], text.split(APPENDIX[lang], 1)[1]
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    from vllm_digest.settings import load_settings
+
+    settings = load_settings({"VLLM_DIGEST_HOME": str(tmp_path_factory.mktemp("home")), "VLLM_DIGEST_CUTOFF": "11:39"})
+    materialize(settings, "2026-03-22")
+    return {lang: report_path(settings, "2026-03-22", f"{lang}.md").read_text(encoding="utf-8") for lang in ("zh", "en")}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_golden_header_and_appendix(reports, lang):
+    ours = reports[lang]
+    golden = GOLDEN / f"2026-03-22.{lang}.md"
+    if os.environ.get("VLLM_DIGEST_WRITE_GOLDEN") == "1":
+        golden.write_text(ours, encoding="utf-8")
+    expected = golden.read_text(encoding="utf-8")
+    assert _header_and_appendix(ours, lang) == _header_and_appendix(expected, lang)
+    lines = ours.splitlines()
+    positions = [lines.index(h) for h in HEADINGS[lang]]
+    assert positions == sorted(positions), "sections out of order"
+    for pos in positions:
+        # a heading followed by nothing would mean a section silently rendered empty
+        assert lines[pos + 1].strip(), lines[pos]
+
+
+def test_zh_header_is_the_seeds():
+    seed = (GOLDEN / "seed-2026-03-22.zh.md").read_text(encoding="utf-8")
+    golden = (GOLDEN / "2026-03-22.zh.md").read_text(encoding="utf-8")
+    assert golden.splitlines()[:4] == seed.splitlines()[:4]
+    for h in HEADINGS["zh"]:
+        assert h in seed.splitlines()
