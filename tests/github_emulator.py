@@ -1,0 +1,426 @@
+"""A GitHub REST emulator: a real HTTP server on 127.0.0.1 serving a dataset the test picks.
+
+It answers the endpoints the live source uses the way api.github.com does:
+search with qualifier parsing and its 1,000-result cap, Link pagination,
+per-resource rate limits with reset, ETags and 304s that cost nothing, a token
+check, and faults on demand (every Nth request 502, slow responses, 403 rate
+limits, 429 Retry-After, truncated or garbled bodies). Every request is
+recorded so tests can assert on what the client actually sent.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import math
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from email.utils import format_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+UTC = dt.timezone.utc
+
+
+def _t(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+@dataclass
+class Dataset:
+    repo: str
+    items: dict[int, dict] = field(default_factory=dict)
+    events: list[dict] = field(default_factory=list)
+    comments: list[dict] = field(default_factory=list)
+    review_comments: list[dict] = field(default_factory=list)
+    reviews: list[dict] = field(default_factory=list)
+    pulls: dict[int, dict] = field(default_factory=dict)
+
+    @classmethod
+    def from_sample(cls, folder: Path | None = None) -> "Dataset":
+        from vllm_digest.sources.sample import embedded_sample_root, load_sample
+
+        data = load_sample(folder or embedded_sample_root() / "vllm-project__vllm")
+        return cls(
+            repo="vllm-project/vllm",
+            items=dict(data.items),
+            events=list(data.events.rows),
+            comments=list(data.comments.rows),
+            review_comments=list(data.review_comments.rows),
+            reviews=list(data.reviews.rows),
+            pulls=dict(data.pulls),
+        )
+
+    def latest(self) -> dt.datetime:
+        times = [_t(e["created_at"]) for e in self.events] + [_t(i["created_at"]) for i in self.items.values()]
+        return max(times) if times else dt.datetime.now(UTC)
+
+
+@dataclass
+class Fault:
+    """A scripted misbehaviour for the next ``count`` requests whose path contains ``match``."""
+
+    kind: str  # "502" | "slow" | "rate403" | "429" | "truncate" | "garble" | "incomplete"
+    match: str = ""
+    count: int = 1
+    delay: float = 0.0
+    retry_after: int = 1
+    reset_in: float = 1.0
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    status: int = 0
+
+
+class _Budget:
+    def __init__(self, limit: int, window: float):
+        self.limit, self.window = limit, window
+        self.remaining = limit
+        self.reset = time.time() + window
+
+    def refresh(self) -> None:
+        if time.time() >= self.reset:
+            self.remaining = self.limit
+            self.reset = time.time() + self.window
+
+    def headers(self, resource: str) -> dict[str, str]:
+        return {
+            "X-RateLimit-Limit": str(self.limit),
+            "X-RateLimit-Remaining": str(self.remaining),
+            "X-RateLimit-Used": str(self.limit - self.remaining),
+            "X-RateLimit-Reset": str(math.ceil(self.reset)),
+            "X-RateLimit-Resource": resource,
+        }
+
+
+_RANGE_FIELDS = {"created": "created_at", "closed": "closed_at", "merged": "merged_at", "updated": "updated_at"}
+
+
+def _bound(text: str, upper: bool) -> tuple[dt.datetime, bool]:
+    """A qualifier date as (moment, inclusive). A bare date as an upper bound means the whole day."""
+    if len(text) == 10:
+        day = dt.datetime.fromisoformat(text).replace(tzinfo=UTC)
+        return (day + dt.timedelta(days=1), False) if upper else (day, True)
+    moment = _t(text)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment, True
+
+
+def _range_predicate(spec: str):
+    def between(lo, lo_inc, hi, hi_inc):
+        def ok(m):
+            if m is None:
+                return False
+            if lo is not None and (m < lo or (m == lo and not lo_inc)):
+                return False
+            if hi is not None and (m > hi or (m == hi and not hi_inc)):
+                return False
+            return True
+        return ok
+
+    if ".." in spec:
+        a, b = spec.split("..", 1)
+        lo, lo_inc = (None, True) if a in ("", "*") else _bound(a, False)
+        hi, hi_inc = (None, True) if b in ("", "*") else _bound(b, True)
+        return between(lo, lo_inc, hi, hi_inc)
+    if spec.startswith(">="):
+        return between(*_bound(spec[2:], False), None, True)
+    if spec.startswith("<="):
+        return between(None, True, *_bound(spec[2:], True))
+    if spec.startswith(">"):
+        text = spec[1:]
+        return between(*_bound(text, True), None, True) if len(text) == 10 else between(_t(text), False, None, True)
+    if spec.startswith("<"):
+        text = spec[1:]
+        return between(None, True, _bound(text, False)[0], False)
+    lo, _ = _bound(spec, False)
+    hi, hi_inc = _bound(spec, True)
+    return between(lo, True, hi, hi_inc)
+
+
+class GitHubEmulator:
+    def __init__(
+        self,
+        dataset: Dataset,
+        *,
+        token: str | None = None,
+        now: dt.datetime | None = None,
+        prefix: str = "",
+        core_limit: int = 5000,
+        core_window: float = 3600.0,
+        search_limit: int = 30,
+        search_window: float = 60.0,
+        events_horizon_days: float = 90.0,
+        search_cap: int = 1000,
+    ):
+        self.dataset = dataset
+        self.token = token
+        self.now = now or dataset.latest()
+        self.prefix = prefix.rstrip("/")
+        self.budgets = {"core": _Budget(core_limit, core_window), "search": _Budget(search_limit, search_window)}
+        self.events_horizon_days = events_horizon_days
+        self.search_cap = search_cap
+        self.fail_every: int | None = None
+        self.faults: list[Fault] = []
+        self.link_base: str | None = None  # serve Links pointing at another host
+        self.requests: list[Recorded] = []
+        self._count = 0
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    # ----------------------------------------------------------- lifecycle
+    def __enter__(self) -> "GitHubEmulator":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        emulator = self
+
+        class Handler(_Handler):
+            emu = emulator
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    @property
+    def origin(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def base_url(self) -> str:
+        return self.origin + self.prefix
+
+    def set_budget(self, resource: str, remaining: int, reset_in: float) -> None:
+        budget = self.budgets[resource]
+        budget.remaining = remaining
+        budget.reset = time.time() + reset_in
+
+    def clear_log(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    # ------------------------------------------------------------- routing
+    def _take_fault(self, path: str) -> Fault | None:
+        with self._lock:
+            self._count += 1
+            if self.fail_every and self._count % self.fail_every == 0:
+                return Fault("502")
+            for fault in self.faults:
+                if fault.count > 0 and fault.match in path:
+                    fault.count -= 1
+                    return fault
+        return None
+
+    def route(self, path: str, q: dict[str, str]) -> tuple[int, object, int | None, int | None]:
+        """(status, body, page count, per_page) for an authorised, budgeted request."""
+        if not path.startswith(self.prefix + "/"):
+            return 404, {"message": "Not Found"}, None, None
+        path = path[len(self.prefix):]
+        if path == "/search/issues":
+            return self._search(q)
+        m = re.match(r"^/repos/([^/]+)/([^/]+)(/.*)$", path)
+        if not m or f"{m.group(1)}/{m.group(2)}".lower() != self.dataset.repo.lower():
+            return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, None, None
+        rest = m.group(3)
+        d = self.dataset
+        if rest == "/issues/events":
+            horizon = self.now - dt.timedelta(days=self.events_horizon_days)
+            rows = [e for e in d.events if horizon <= _t(e["created_at"]) <= self.now]
+            rows.sort(key=lambda e: (e["created_at"], e["id"]), reverse=True)
+            rows = [{**e, "issue": d.items.get(e["issue"]["number"], e["issue"])} for e in rows]
+            return self._paged(rows, q)
+        if rest == "/issues":
+            rows = list(d.items.values())
+            return self._paged(self._since_sorted(rows, q, default_sort="created", default_dir="desc"), q)
+        if rest == "/issues/comments":
+            return self._paged(self._since_sorted(d.comments, q, "created", "asc"), q)
+        if rest == "/pulls/comments":
+            return self._paged(self._since_sorted(d.review_comments, q, "created", "asc"), q)
+        m = re.match(r"^/pulls/(\d+)(/reviews)?$", rest)
+        if m:
+            number = int(m.group(1))
+            item = d.items.get(number)
+            if item is None or "pull_request" not in item:
+                return 404, {"message": "Not Found"}, None, None
+            if m.group(2):
+                rows = [r for r in d.reviews if r["pull_request_url"].rstrip("/").endswith(f"/{number}")]
+                return self._paged(sorted(rows, key=lambda r: r["id"]), q)
+            pull = {"number": number, "draft": item.get("draft"), "merged_at": item["pull_request"].get("merged_at"),
+                    "updated_at": item.get("updated_at"), "additions": 0, "deletions": 0, "changed_files": 0,
+                    "commits": 1, **d.pulls.get(number, {})}
+            return 200, pull, None, None
+        return 404, {"message": "Not Found"}, None, None
+
+    def _since_sorted(self, rows, q, default_sort, default_dir):
+        since = _t(q.get("since"))
+        if since is not None:
+            rows = [r for r in rows if _t(r.get("updated_at") or r.get("created_at")) >= since]
+        if q.get("state", "all") != "all":
+            rows = [r for r in rows if r.get("state") == q["state"]]
+        key = "updated_at" if q.get("sort", default_sort) == "updated" else "created_at"
+        return sorted(rows, key=lambda r: (r.get(key) or "", r.get("id", 0)),
+                      reverse=q.get("direction", default_dir) == "desc")
+
+    def _paged(self, rows: list, q: dict[str, str]):
+        per_page = min(int(q.get("per_page", 30)), 100)
+        page = int(q.get("page", 1))
+        pages = max(1, math.ceil(len(rows) / per_page))
+        return 200, rows[(page - 1) * per_page: page * per_page], pages, per_page
+
+    def _search(self, q: dict[str, str]):
+        per_page = min(int(q.get("per_page", 30)), 100)
+        page = int(q.get("page", 1))
+        if page * per_page > self.search_cap and (page - 1) * per_page >= self.search_cap:
+            return 422, {"message": "Only the first 1000 search results are available"}, None, None
+        preds, repo, kind = [], None, None
+        for token in q.get("q", "").split():
+            name, _, value = token.partition(":")
+            if name == "repo":
+                repo = value.lower()
+            elif name == "is" and value in ("issue", "pr", "pull-request"):
+                kind = "issue" if value == "issue" else "pr"
+            elif name in _RANGE_FIELDS and value:
+                preds.append((name, _range_predicate(value)))
+        rows = []
+        if repo == self.dataset.repo.lower():
+            for item in self.dataset.items.values():
+                is_pr = "pull_request" in item
+                if kind == "issue" and is_pr or kind == "pr" and not is_pr:
+                    continue
+                ok = True
+                for name, pred in preds:
+                    value = (item.get("pull_request") or {}).get("merged_at") if name == "merged" else item.get(_RANGE_FIELDS[name])
+                    ok = ok and pred(_t(value))
+                if ok:
+                    rows.append(item)
+        sort_key = "updated_at" if q.get("sort") == "updated" else "created_at"
+        rows.sort(key=lambda r: (r.get(sort_key) or "", r["number"]), reverse=q.get("order", "desc") == "desc")
+        reachable = rows[: self.search_cap]
+        pages = max(1, math.ceil(len(reachable) / per_page))
+        body = {"total_count": len(rows), "incomplete_results": False,
+                "items": reachable[(page - 1) * per_page: page * per_page]}
+        return 200, body, pages, per_page
+
+
+class _Handler(BaseHTTPRequestHandler):
+    emu: GitHubEmulator
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    def date_time_string(self, timestamp=None) -> str:
+        # the emulated server's clock, which the client uses to judge a day's age
+        return format_datetime(self.emu.now.astimezone(UTC), usegmt=True)
+
+    def do_GET(self) -> None:
+        emu = self.emu
+        parts = urlsplit(self.path)
+        q = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        record = Recorded("GET", parts.path, q, {k.lower(): v for k, v in self.headers.items()})
+        with emu._lock:
+            emu.requests.append(record)
+        resource = "search" if parts.path.endswith("/search/issues") else "core"
+        budget = emu.budgets[resource]
+        budget.refresh()
+
+        if emu.token is not None and self.headers.get("Authorization") != f"Bearer {emu.token}":
+            return self._send(record, 401, {"message": "Bad credentials"}, budget.headers(resource))
+        fault = emu._take_fault(parts.path)
+        incomplete = False
+        if fault is not None:
+            if fault.kind == "502":
+                return self._send(record, 502, {"message": "Server Error"}, {})
+            if fault.kind == "slow":
+                time.sleep(fault.delay)
+            if fault.kind == "429":
+                return self._send(record, 429, {"message": "You have exceeded a secondary rate limit"},
+                                  {"Retry-After": str(fault.retry_after)})
+            if fault.kind == "rate403":
+                emu.set_budget(resource, 0, fault.reset_in)
+            incomplete = fault.kind == "incomplete"
+        if budget.remaining <= 0:
+            return self._send(record, 403, {"message": "API rate limit exceeded"}, budget.headers(resource))
+
+        status, body, pages, per_page = emu.route(parts.path, q)
+        if incomplete and isinstance(body, dict) and "items" in body:
+            body = {**body, "incomplete_results": True, "items": body["items"][:-1]}
+        raw = json.dumps(body).encode()
+        headers = {}
+        if status == 200:
+            etag = 'W/"' + hashlib.sha1(raw).hexdigest() + '"'
+            headers["ETag"] = etag
+            if self.headers.get("If-None-Match") == etag:
+                return self._send(record, 304, None, {**budget.headers(resource), "ETag": etag})
+            budget.remaining -= 1
+            links = self._links(parts.path, q, pages) if pages is not None else ""
+            if links:
+                headers["Link"] = links
+        headers.update(budget.headers(resource))
+        if fault is not None and fault.kind in ("truncate", "garble"):
+            return self._send_broken(record, raw, headers, fault.kind)
+        self._send(record, status, raw, headers)
+
+    def _links(self, path: str, q: dict[str, str], pages: int) -> str:
+        base = self.emu.link_base or f"http://{self.headers.get('Host')}"
+        page = int(q.get("page", 1))
+
+        def link(n: int, rel: str) -> str:
+            return f'<{base}{path}?{urlencode({**q, "page": n})}>; rel="{rel}"'
+
+        out = []
+        if page < pages:
+            out += [link(page + 1, "next"), link(pages, "last")]
+        if page > 1:
+            out += [link(1, "first"), link(page - 1, "prev")]
+        return ", ".join(out)
+
+    def _send(self, record: Recorded, status: int, body, headers: dict) -> None:
+        record.status = status
+        raw = b"" if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        for k, v in headers.items():
+            self.send_header(k, v)
+        if status != 304:
+            self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        if status != 304:
+            self.wfile.write(raw)
+
+    def _send_broken(self, record: Recorded, raw: bytes, headers: dict, kind: str) -> None:
+        record.status = 200
+        cut = raw[: max(1, len(raw) // 2)]
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        for k, v in headers.items():
+            self.send_header(k, v)
+        # truncate: the length promises the whole body and the connection drops; garble: a whole but cut JSON
+        self.send_header("Content-Length", str(len(raw) if kind == "truncate" else len(cut)))
+        self.end_headers()
+        self.wfile.write(cut)
+        self.wfile.flush()
+        self.close_connection = True

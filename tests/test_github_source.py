@@ -1,0 +1,191 @@
+"""The live source against the emulator lands days the SQL layers read exactly like the sample's."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+import pytest
+
+from tests.github_emulator import Dataset, Fault, GitHubEmulator
+from tests.github_fixtures import (
+    FAST, REPO, SET_NAMES, TOKEN, emulator, expected_windows, five_sets, sample_dataset, tree_bytes, window_of,
+)
+from vllm_digest.github.client import GitHubError
+from vllm_digest.raw_store import read_day, write_day
+from vllm_digest.sources.github import fetch_day
+from vllm_digest.sources.sample import fetch_sample_day
+
+__all__ = ["emulator", "sample_dataset"]  # fixtures used by name
+
+LAG = dt.timedelta(minutes=10)  # a daily run fetches the day shortly after it ends
+
+
+def land(emu, window, home, previous=None, **options):
+    payload = fetch_day(REPO, window, emu.base_url, TOKEN, previous, **{**FAST, **options})
+    write_day(home / "raw", REPO, window.key, payload)
+    return payload
+
+
+def test_every_sample_day_matches_sample_source_and_expected(sample_dataset, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG, logger="vllm_digest")
+    # 44 searches in a few seconds: a budget wider than GitHub's 30/min keeps this test from waiting a minute
+    emulator = GitHubEmulator(sample_dataset, token=TOKEN, search_limit=1000).__enter__()
+    entries = expected_windows()
+    windows = [window_of(e) for e in entries]
+    gh_home, sample_home = tmp_path / "gh", tmp_path / "sample"
+    manifests = {}
+    for w in windows:
+        emulator.now = w.end + LAG
+        manifests[w.key] = land(emulator, w, gh_home).manifest
+        write_day(sample_home / "raw", REPO, w.key, fetch_sample_day(REPO, w))
+    got, want = five_sets(gh_home, REPO, windows), five_sets(sample_home, REPO, windows)
+    assert len(windows) == 22
+    for entry, w in zip(entries, windows):
+        assert got[w.key] == want[w.key], w.key
+        assert got[w.key] == {name: sorted(entry["lists"][name]) for name in SET_NAMES}, w.key
+        m = manifests[w.key]
+        assert m["semantics"] == "events" and m["complete"] is True and m["incomplete_reasons"] == []
+        assert m["totals"]["new_issues"]["numbers"] == sorted(entry["lists"]["new_issues"])
+        assert m["totals"]["new_prs"]["count"] == len(entry["lists"]["new_prs"])
+        assert m["request_count"] <= 12
+    # the token is nowhere: not on disk, not in the manifests, not in any log line
+    for home in (gh_home,):
+        for path in home.rglob("*"):
+            if path.is_file():
+                assert TOKEN.encode() not in path.read_bytes(), path
+    assert TOKEN not in caplog.text
+    assert any("GitHub GET" in r.getMessage() for r in caplog.records)
+    emulator.stop()
+
+
+def test_links_drive_pagination_and_search_uses_half_open_utc_range(emulator, tmp_path):
+    entry = expected_windows()[5]
+    w = window_of(entry)
+    emulator.now = w.end + dt.timedelta(days=3)  # three days of newer events to page through
+    payload = land(emulator, w, tmp_path)
+    event_requests = [r for r in emulator.requests if r.path.endswith("/issues/events")]
+    assert len(event_requests) >= 2
+    assert [r.query.get("page") for r in event_requests] == [None] + [str(i) for i in range(2, len(event_requests) + 1)]
+    assert payload.manifest["requests"][1]["path"].endswith("page=2")
+    searches = [r.query["q"] for r in emulator.requests if r.path == "/search/issues"]
+    start = w.start.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    end_incl = (w.end - dt.timedelta(seconds=1)).astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert f"repo:vllm-project/vllm is:issue created:{start}..{end_incl}" in searches
+    assert f"repo:vllm-project/vllm is:pr created:{start}..{end_incl}" in searches
+    assert all(r.headers["authorization"] == f"Bearer {TOKEN}" for r in emulator.requests)
+    assert five_sets(tmp_path, REPO, [w])[w.key] == {n: sorted(entry["lists"][n]) for n in SET_NAMES}
+
+
+def test_refetch_of_unchanged_day_is_all_304_and_free(emulator, tmp_path):
+    entry = expected_windows()[10]
+    w = window_of(entry)
+    emulator.now = w.end + LAG
+    first = land(emulator, w, tmp_path)
+    before = {k: emulator.budgets[k].remaining for k in ("core", "search")}
+    emulator.clear_log()
+    second = land(emulator, w, tmp_path, previous=read_day(tmp_path / "raw", REPO, w.key))
+    assert second.manifest["request_count"] == first.manifest["request_count"] == len(emulator.requests)
+    assert second.manifest["not_modified_count"] == second.manifest["request_count"]
+    assert all(r.status == 304 and r.headers.get("if-none-match") for r in emulator.requests)
+    assert {k: emulator.budgets[k].remaining for k in ("core", "search")} == before
+    assert second.manifest["rate_limited_requests"] == {}
+    assert second.issues == first.issues and second.events == first.events
+    assert five_sets(tmp_path, REPO, [w])[w.key] == {n: sorted(entry["lists"][n]) for n in SET_NAMES}
+
+
+def test_every_third_request_502_still_lands_complete(emulator, tmp_path):
+    entry = expected_windows()[3]
+    w = window_of(entry)
+    emulator.now = w.end + dt.timedelta(days=2)
+    emulator.fail_every = 3
+    payload = land(emulator, w, tmp_path)
+    assert payload.manifest["complete"] is True
+    assert sum(1 for r in emulator.requests if r.status == 502) >= 2
+    assert any(r["status"] == 502 for r in payload.manifest["requests"])
+    assert five_sets(tmp_path, REPO, [w])[w.key] == {n: sorted(entry["lists"][n]) for n in SET_NAMES}
+
+
+def test_rate_limit_exhausted_mid_day_waits_for_reset_then_completes(emulator, tmp_path):
+    entry = expected_windows()[7]
+    w = window_of(entry)
+    emulator.now = w.end + LAG
+    emulator.faults.append(Fault("rate403", match="/issues/comments", reset_in=0.2))
+    t0 = dt.datetime.now()
+    payload = land(emulator, w, tmp_path)
+    waited = (dt.datetime.now() - t0).total_seconds()
+    statuses = [(r.path, r.status) for r in emulator.requests]
+    assert (("/repos/vllm-project/vllm/issues/comments", 403)) in statuses
+    assert statuses[-1][1] == 200 and payload.manifest["complete"] is True
+    assert waited >= 0.2
+    assert five_sets(tmp_path, REPO, [w])[w.key] == {n: sorted(entry["lists"][n]) for n in SET_NAMES}
+
+
+def test_rate_limit_reset_too_far_raises_with_retry_time(emulator, tmp_path):
+    w = window_of(expected_windows()[7])
+    emulator.now = w.end + LAG
+    emulator.faults.append(Fault("rate403", match="/search/issues", reset_in=3600))
+    with pytest.raises(GitHubError) as info:
+        land(emulator, w, tmp_path)
+    assert "retry after 20" in str(info.value) and "/search/issues" in str(info.value)
+    assert info.value.status == 403
+
+
+def test_429_retry_after_is_honoured(emulator, tmp_path):
+    w = window_of(expected_windows()[2])
+    emulator.now = w.end + LAG
+    emulator.faults.append(Fault("429", match="/pulls/comments", retry_after=1))
+    t0 = dt.datetime.now()
+    payload = land(emulator, w, tmp_path)
+    assert (dt.datetime.now() - t0).total_seconds() >= 1.0
+    hits = [r.status for r in emulator.requests if r.path.endswith("/pulls/comments")]
+    assert hits == [429, 200]
+    assert payload.manifest["complete"] is True
+
+
+@pytest.mark.parametrize("kind", ["truncate", "garble"])
+def test_broken_body_is_a_clear_error_and_landed_day_survives(emulator, tmp_path, kind):
+    w = window_of(expected_windows()[4])
+    emulator.now = w.end + LAG
+    land(emulator, w, tmp_path)
+    before = tree_bytes(tmp_path / "raw")
+    emulator.faults.append(Fault(kind, match="/search/issues", count=100))
+    with pytest.raises(GitHubError) as info:
+        land(emulator, w, tmp_path, previous=None)
+    message = str(info.value)
+    assert "GET /search/issues" in message
+    assert ("truncated" in message) if kind == "truncate" else ("not valid JSON" in message)
+    assert TOKEN not in message and TOKEN not in repr(info.value)
+    assert tree_bytes(tmp_path / "raw") == before
+
+
+def test_bad_token_and_unknown_repo_are_clear_errors(emulator, tmp_path):
+    w = window_of(expected_windows()[0])
+    with pytest.raises(GitHubError) as info:
+        fetch_day(REPO, w, emulator.base_url, "wrong-token", None, **FAST)
+    assert info.value.status == 401 and "GITHUB_TOKEN" in str(info.value)
+    assert "/repos/vllm-project/vllm/issues/events" in str(info.value) and "wrong-token" not in str(info.value)
+    from vllm_digest.settings import RepoRef
+    with pytest.raises(GitHubError) as info:
+        fetch_day(RepoRef("nobody", "nothing"), w, emulator.base_url, TOKEN, None, **FAST)
+    assert info.value.status == 404 and "does not exist" in str(info.value)
+    assert len(emulator.requests) == 2  # 4xx are never retried
+
+
+def test_old_day_falls_back_to_snapshot_semantics(emulator, tmp_path):
+    entry = expected_windows()[12]
+    w = window_of(entry)
+    emulator.now = w.end + dt.timedelta(days=120)
+    payload = land(emulator, w, tmp_path)
+    m = payload.manifest
+    assert m["semantics"] == "snapshot" and "90 days" in m["snapshot_reason"]
+    assert payload.events == []
+    qs = [r.query["q"] for r in emulator.requests if r.path == "/search/issues"]
+    assert any("is:issue closed:" in q for q in qs) and any("is:pr closed:" in q for q in qs)
+    sets = five_sets(tmp_path, REPO, [w])[w.key]
+    items = emulator.dataset.items
+    closed_now = sorted(n for n, i in items.items()
+                        if "pull_request" not in i and i["closed_at"] and w.contains(dt.datetime.fromisoformat(i["closed_at"].replace("Z", "+00:00"))))
+    assert sets["closed_issues"] == closed_now == m["totals"]["closed_issues"]["numbers"]
+    assert sets["new_prs"] == sorted(entry["lists"]["new_prs"])
+    assert sets["merged_prs"] == m["totals"]["merged_prs"]["numbers"]

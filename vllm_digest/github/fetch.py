@@ -1,0 +1,341 @@
+"""A report day's request plan: the fewest GitHub requests that land a whole day.
+
+Plan (``events`` semantics, the normal case), with its cost in requests:
+
+1. ``GET /repos/{o}/{r}/issues/events`` newest first, paged by Link until the
+   page's oldest event is older than the window start. Closings, merges and
+   reopens come only from here: an item closed in the window and reopened
+   later still counts, which no ``closed_at`` snapshot can tell. Each event
+   embeds its issue object, so those items cost nothing more. Cost: events
+   from the window start until now / 100 (1-3 for a day fetched just after it
+   ends). The first page's Date header also tells how old the day is.
+2. Search ``repo:o/r is:issue created:A..B`` and ``is:pr`` (2 requests while a
+   set has <= 100 items). Chosen over the issues list with ``since`` because its
+   cost does not grow with the day's age (the list returns everything updated
+   since, newest activity included) and it yields ``total_count`` to check the
+   landing against. Search's 1,000-result cap is met by halving the window.
+3. ``GET /repos/{o}/{r}/issues/comments`` and ``/pulls/comments`` with
+   ``since=start&sort=created&direction=asc``, paged until past the window end
+   (1 request each per 100 comments; ``since`` filters on updated_at, so a few
+   older comments edited later come along and are dropped).
+4. Items those comments belong to that steps 1-2 did not return: the issues
+   list ``since=start&sort=updated&direction=asc``, paged only until every
+   missing number is found (0 requests when nothing is missing).
+5. Optional, one request per PR, off by default: reviews (``/pulls/{n}/reviews``
+   for PRs with review comments in the window, then merged ones) and PR sizes
+   (``/pulls/{n}`` for PRs merged in the window). Labels, author, draft and
+   merged_at already come with the issue objects of steps 1-2.
+
+When the events endpoint no longer reaches back to the window (GitHub serves
+about 90 days), closings come from ``closed:A..B`` searches and the day is
+landed with ``snapshot`` semantics.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+
+from vllm_digest.github.client import GitHubClient, GitHubError, Response, expect_list, expect_object, expect_search
+from vllm_digest.github.replay import ReplayCache, compact
+from vllm_digest.partitions import DayWindow
+from vllm_digest.raw_store import DayPayload
+from vllm_digest.settings import RepoRef
+
+SECOND = dt.timedelta(seconds=1)
+_PULL_FIELDS = ("number", "additions", "deletions", "changed_files", "commits", "draft", "merged_at", "updated_at")
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    per_page: int = 100
+    # GitHub keeps issue events for about 90 days; older days fall back to snapshots
+    events_horizon_days: float = 90.0
+    max_event_pages: int = 300
+    search_cap: int = 1000
+    incomplete_retries: int = 2
+    max_review_requests: int = 0
+    max_pull_requests: int = 0
+
+
+def parse_time(text: str | None) -> dt.datetime | None:
+    if not text:
+        return None
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def search_time(moment: dt.datetime) -> str:
+    """Search qualifiers take UTC ISO times, e.g. ``2026-03-22T03:39:00Z``."""
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _number_from_url(url: str | None) -> int | None:
+    tail = (url or "").rstrip("/").rsplit("/", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
+@dataclass
+class _SearchResult:
+    total: int = 0
+    items: list[dict] = field(default_factory=list)
+
+
+class _DayFetch:
+    def __init__(self, client: GitHubClient, repo: RepoRef, window: DayWindow, options: FetchOptions):
+        self.client, self.repo, self.window, self.options = client, repo, window, options
+        self.base = f"repos/{repo.owner}/{repo.name}"
+        self.replay: dict[str, dict] = {}
+        self.reasons: list[str] = []
+        self.totals: dict[str, dict] = {}
+        self.items: dict[int, dict] = {}
+        self.notes: dict[str, object] = {}
+
+    # ------------------------------------------------------------- helpers
+    def _note(self, response: Response, kind: str, shape: str = "list") -> None:
+        if response.etag:
+            self.replay[response.url] = compact(response, kind, shape)
+
+    def _keep_item(self, item: dict) -> None:
+        number = item.get("number")
+        if not isinstance(number, int):
+            return
+        old = self.items.get(number)
+        if old is None or (item.get("updated_at") or "") >= (old.get("updated_at") or ""):
+            self.items[number] = item
+
+    # -------------------------------------------------------------- events
+    def events(self) -> list[dict] | None:
+        """Events of the window, or None when the endpoint no longer reaches back to it."""
+        kept: dict[int, dict] = {}
+        pages = 0
+        for response in self.client.pages(f"{self.base}/issues/events", {"per_page": self.options.per_page}):
+            pages += 1
+            rows = expect_list(response)
+            self._note(response, "events")
+            if pages == 1:
+                now = response.server_time or time.time()
+                horizon = now - self.options.events_horizon_days * 86400
+                if self.window.start.timestamp() < horizon:
+                    self.notes["snapshot_reason"] = (
+                        f"the window starts more than {self.options.events_horizon_days:g} days before "
+                        "GitHub's clock, beyond what the issue events endpoint serves"
+                    )
+                    return None
+            for event in rows:
+                moment = parse_time(event.get("created_at"))
+                if moment is not None and self.window.contains(moment):
+                    kept.setdefault(event["id"], event)
+            if not rows or parse_time(rows[-1].get("created_at")) < self.window.start:
+                break
+            if pages >= self.options.max_event_pages and response.next_url:
+                self.notes["snapshot_reason"] = (
+                    f"{pages} pages of issue events did not reach back to the window start"
+                )
+                return None
+        self.notes["event_pages"] = pages
+        return sorted(kept.values(), key=lambda e: (e.get("created_at") or "", e["id"]))
+
+    # -------------------------------------------------------------- search
+    def _search_page(self, url_or_path: str, params: dict | None) -> tuple[Response, dict]:
+        response = self.client.get(url_or_path, params)
+        data = expect_search(response)
+        retries = 0
+        while data.get("incomplete_results") and retries < self.options.incomplete_retries:
+            retries += 1
+            response = self.client.get(response.url, conditional=False)
+            data = expect_search(response)
+        if data.get("incomplete_results"):
+            self.reasons.append(
+                f"search {params['q'] if params else response.url} returned incomplete_results "
+                f"after {retries + 1} tries"
+            )
+        self._note(response, "issues", "search")
+        return response, data
+
+    def search(self, qualifiers: str, field_name: str, lo: dt.datetime, hi: dt.datetime) -> _SearchResult:
+        """Items whose ``field_name`` lies in [lo, hi), splitting the range past the result cap."""
+        q = f"repo:{self.repo.full_name} {qualifiers} {field_name}:{search_time(lo)}..{search_time(hi - SECOND)}"
+        params = {"q": q, "sort": "created", "order": "asc", "per_page": self.options.per_page}
+        response, data = self._search_page("search/issues", params)
+        total = data["total_count"]
+        if total > self.options.search_cap:
+            if hi - lo > SECOND:
+                mid = lo + (hi - lo) / 2
+                mid = mid.replace(microsecond=0)
+                if mid <= lo:
+                    mid = lo + SECOND
+                left = self.search(qualifiers, field_name, lo, mid)
+                right = self.search(qualifiers, field_name, mid, hi)
+                return _SearchResult(left.total + right.total, left.items + right.items)
+            self.reasons.append(f"search {q} has {total} results in one second, over the {self.options.search_cap} cap")
+        result = _SearchResult(total=total)
+        reachable = self.options.search_cap
+        while True:
+            for item in data["items"]:
+                moment = parse_time(item.get(f"{field_name}_at"))
+                if moment is not None and lo <= moment < hi:
+                    result.items.append(item)
+            if not response.next_url or len(result.items) >= reachable:
+                break
+            response, data = self._search_page(response.next_url, None)
+        return result
+
+    def search_set(self, name: str, qualifiers: str, field_name: str) -> list[dict]:
+        found = self.search(qualifiers, field_name, self.window.start, self.window.end)
+        unique = {i["number"]: i for i in found.items}
+        self.totals[name] = {"count": found.total, "numbers": sorted(unique)}
+        if found.total != len(unique):
+            self.reasons.append(f"{name}: search total_count {found.total} but {len(unique)} items landed")
+        return list(unique.values())
+
+    # ------------------------------------------------------------ comments
+    def comments(self, path: str, kind: str) -> list[dict]:
+        params = {"since": search_time(self.window.start), "sort": "created", "direction": "asc",
+                  "per_page": self.options.per_page}
+        kept: dict[int, dict] = {}
+        for response in self.client.pages(f"{self.base}/{path}", params):
+            rows = expect_list(response)
+            self._note(response, kind)
+            for row in rows:
+                moment = parse_time(row.get("created_at"))
+                if moment is not None and self.window.contains(moment):
+                    kept[row["id"]] = row
+            if not rows or parse_time(rows[-1].get("created_at")) >= self.window.end:
+                break
+        return sorted(kept.values(), key=lambda c: (c.get("created_at") or "", c["id"]))
+
+    def missing_items(self, numbers: set[int]) -> None:
+        missing = numbers - set(self.items)
+        if not missing:
+            return
+        params = {"state": "all", "since": search_time(self.window.start), "sort": "updated",
+                  "direction": "asc", "per_page": self.options.per_page}
+        for response in self.client.pages(f"{self.base}/issues", params):
+            rows = expect_list(response)
+            self._note(response, "issues")
+            for item in rows:
+                if item.get("number") in missing:
+                    self._keep_item(item)
+                    missing.discard(item["number"])
+            if not missing:
+                break
+        if missing:
+            self.notes["missing_items"] = sorted(missing)
+
+    # ------------------------------------------------------- per-PR detail
+    def reviews(self, pr_numbers: list[int]) -> list[dict]:
+        kept: dict[int, dict] = {}
+        for number in pr_numbers[: self.options.max_review_requests]:
+            for response in self.client.pages(f"{self.base}/pulls/{number}/reviews", {"per_page": self.options.per_page}):
+                rows = expect_list(response)
+                self._note(response, "reviews")
+                for row in rows:
+                    moment = parse_time(row.get("submitted_at"))
+                    if moment is not None and self.window.contains(moment):
+                        kept[row["id"]] = row
+        return sorted(kept.values(), key=lambda r: (r.get("submitted_at") or "", r["id"]))
+
+    def pulls(self, pr_numbers: list[int]) -> list[dict]:
+        out = []
+        for number in pr_numbers[: self.options.max_pull_requests]:
+            response = self.client.get(f"{self.base}/pulls/{number}")
+            pull = expect_object(response)
+            self._note(response, "pulls", "object")
+            out.append({k: pull.get(k) for k in _PULL_FIELDS})
+        return out
+
+
+def fetch_github_day(
+    client: GitHubClient,
+    repo: RepoRef,
+    window: DayWindow,
+    previous: DayPayload | None,
+    options: FetchOptions | None = None,
+) -> DayPayload:
+    """Fetch one report day; ``previous`` (the landed day, if any) makes unchanged pages free."""
+    options = options or FetchOptions()
+    client.cache = ReplayCache(previous)
+    plan = _DayFetch(client, repo, window, options)
+    start_requests, start_304 = client.request_count, client.not_modified_count
+    start_records = len(client.records)
+
+    events = plan.events()
+    semantics = "events" if events is not None else "snapshot"
+    if events is None:
+        events = []
+        for item in plan.search_set("closed_issues", "is:issue", "closed"):
+            plan._keep_item(item)
+        closed_prs = plan.search("is:pr", "closed", window.start, window.end)
+        merged = sorted({i["number"] for i in closed_prs.items if (i.get("pull_request") or {}).get("merged_at")})
+        unmerged = sorted({i["number"] for i in closed_prs.items} - set(merged))
+        plan.totals["merged_prs"] = {"count": len(merged), "numbers": merged}
+        plan.totals["closed_unmerged_prs"] = {"count": len(unmerged), "numbers": unmerged}
+        plan.totals["closed_prs"] = {"count": closed_prs.total, "numbers": merged + unmerged}
+        for item in closed_prs.items:
+            plan._keep_item(item)
+    else:
+        for event in events:
+            issue = event.get("issue")
+            if event.get("event") in ("closed", "merged", "reopened") and isinstance(issue, dict) and "title" in issue:
+                plan._keep_item(issue)
+
+    for name, qualifier in (("new_issues", "is:issue"), ("new_prs", "is:pr")):
+        for item in plan.search_set(name, qualifier, "created"):
+            plan._keep_item(item)
+
+    comments = plan.comments("issues/comments", "comments")
+    review_comments = plan.comments("pulls/comments", "review_comments")
+    reviewed = list(dict.fromkeys(
+        n for c in review_comments if (n := _number_from_url(c.get("pull_request_url"))) is not None
+    ))
+    merged_in_window = sorted({
+        e["issue"]["number"] for e in events if e.get("event") == "merged" and isinstance(e.get("issue"), dict)
+    } | set(plan.totals.get("merged_prs", {}).get("numbers", [])))
+    reviews = plan.reviews(reviewed + [n for n in merged_in_window if n not in reviewed])
+    referenced = {n for c in comments if (n := _number_from_url(c.get("issue_url"))) is not None}
+    referenced |= set(reviewed)
+    referenced |= {n for r in reviews if (n := _number_from_url(r.get("pull_request_url"))) is not None}
+    plan.missing_items(referenced)
+    pulls = plan.pulls(merged_in_window)
+
+    records = client.records[start_records:]
+    counted: dict[str, int] = {}
+    for r in records:
+        if not r.not_modified:
+            counted[r.resource] = counted.get(r.resource, 0) + 1
+    manifest = {
+        "source": "github",
+        "api_url": client.api_url,
+        "repo": repo.full_name,
+        "day": window.key,
+        "window_start": window.start.isoformat(),
+        "window_end": window.end.isoformat(),
+        "semantics": semantics,
+        "complete": not plan.reasons,
+        "incomplete_reasons": list(plan.reasons),
+        "request_count": client.request_count - start_requests,
+        "not_modified_count": client.not_modified_count - start_304,
+        "rate_limited_requests": counted,
+        "rate_limit_remaining": client.rate_limit_remaining,
+        "search_rate_limit_remaining": client.budgets.get("search").remaining if "search" in client.budgets else None,
+        "fetched_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "totals": plan.totals,
+        "etags": {url: rec["etag"] for url, rec in plan.replay.items()},
+        "replay": plan.replay,
+        "requests": [
+            {"path": r.path, "status": r.status, "not_modified": r.not_modified, "attempt": r.attempts}
+            for r in records
+        ],
+        "options": {k: getattr(options, k) for k in options.__dataclass_fields__},
+        **plan.notes,
+    }
+    return DayPayload(
+        issues=sorted(plan.items.values(), key=lambda i: i["number"]),
+        events=events,
+        comments=comments,
+        review_comments=review_comments,
+        reviews=reviews,
+        pulls=pulls,
+        manifest=manifest,
+    )
