@@ -39,9 +39,11 @@ def _load_run_days(con: duckdb.DuckDBPyConnection, days: Sequence[dict]) -> dict
     # a temp table lives in this connection only, so concurrent readers never see it
     con.execute(f"CREATE OR REPLACE TEMP TABLE run_days ({cols})")
     names = [name for name, _ in RUN_DAYS_COLUMNS]
-    con.executemany(
-        f"INSERT INTO run_days VALUES ({', '.join('?' for _ in names)})",
-        [[d[n] for n in names] for d in days],
+    # one statement of parallel lists: executemany costs a round trip per row (3 s a year)
+    con.execute(
+        f"INSERT INTO run_days SELECT "
+        + ", ".join(f"CAST(unnest(${n}) AS {t})" for n, t in RUN_DAYS_COLUMNS),
+        {n: [d[n] for d in days] for n in names},
     )
     return {f"{n[:-len('_path')]}_paths": [d[n] for d in days] for n in names if n.endswith("_path")}
 
