@@ -1,19 +1,19 @@
 -- core_comments: conversation comments, review comments and reviews written in the window, one row each.
-SELECT repo, day, 'issue_comment:' || comment_id AS comment_key, issue_number AS number,
-       'issue_comment' AS comment_kind, author_login, is_bot(author_login, author_type) AS author_is_bot,
-       author_association, created_at, body, reactions_total
-FROM stg_issue_comments
-WHERE repo = $repo AND day = CAST($day AS DATE)
-  AND created_at >= $window_start AND created_at < $window_end
+SELECT c.repo, c.day, 'issue_comment:' || c.comment_id AS comment_key, c.issue_number AS number,
+       'issue_comment' AS comment_kind, c.author_login, is_bot(c.author_login, c.author_type) AS author_is_bot,
+       c.author_association, c.created_at, c.body, c.reactions_total
+FROM stg_issue_comments AS c
+JOIN run_days AS d ON d.repo = c.repo AND d.day = c.day
+WHERE c.created_at >= d.window_start AND c.created_at < d.window_end
 UNION ALL
-SELECT repo, day, 'review_comment:' || comment_id, pull_number, 'review_comment', author_login,
-       is_bot(author_login, author_type), author_association, created_at, body, reactions_total
-FROM stg_review_comments
-WHERE repo = $repo AND day = CAST($day AS DATE)
-  AND created_at >= $window_start AND created_at < $window_end
+SELECT c.repo, c.day, 'review_comment:' || c.comment_id, c.pull_number, 'review_comment', c.author_login,
+       is_bot(c.author_login, c.author_type), c.author_association, c.created_at, c.body, c.reactions_total
+FROM stg_review_comments AS c
+JOIN run_days AS d ON d.repo = c.repo AND d.day = c.day
+WHERE c.created_at >= d.window_start AND c.created_at < d.window_end
 UNION ALL
-SELECT repo, day, 'review:' || review_id, pull_number, 'review', author_login,
-       is_bot(author_login, author_type), author_association, submitted_at, body, 0
-FROM stg_reviews
-WHERE repo = $repo AND day = CAST($day AS DATE)
-  AND submitted_at >= $window_start AND submitted_at < $window_end
+SELECT r.repo, r.day, 'review:' || r.review_id, r.pull_number, 'review', r.author_login,
+       is_bot(r.author_login, r.author_type), r.author_association, r.submitted_at, r.body, 0
+FROM stg_reviews AS r
+JOIN run_days AS d ON d.repo = r.repo AND d.day = r.day
+WHERE r.submitted_at >= d.window_start AND r.submitted_at < d.window_end

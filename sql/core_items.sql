@@ -12,5 +12,5 @@ SELECT
     i.comments_total, i.reactions_total,
     p.additions, p.deletions, p.changed_files
 FROM stg_issues AS i
+JOIN run_days AS d ON d.repo = i.repo AND d.day = i.day
 LEFT JOIN stg_pulls AS p ON p.repo = i.repo AND p.day = i.day AND p.number = i.number
-WHERE i.repo = $repo AND i.day = CAST($day AS DATE)

@@ -2,43 +2,44 @@
 -- merge event in the window (every closing counts, even of an item reopened later); a PR closing with no
 -- merge of the same PR within a minute of it is closed-unmerged, even if the PR is merged on a later day.
 WITH events AS (
-    SELECT * FROM core_events WHERE repo = $repo AND day = CAST($day AS DATE)
+    SELECT e.* FROM core_events AS e JOIN run_days AS d ON d.repo = e.repo AND d.day = e.day
 ),
 items AS (
-    SELECT * FROM core_items WHERE repo = $repo AND day = CAST($day AS DATE)
+    SELECT i.* FROM core_items AS i JOIN run_days AS d ON d.repo = i.repo AND d.day = i.day
 ),
 members AS (
-    SELECT number, 'new_issues' AS set_name, occurred_at FROM events
+    SELECT repo, day, number, 'new_issues' AS set_name, occurred_at FROM events
     WHERE event_type = 'opened' AND kind = 'issue'
     UNION ALL
-    SELECT number, 'new_prs', occurred_at FROM events
+    SELECT repo, day, number, 'new_prs', occurred_at FROM events
     WHERE event_type = 'opened' AND kind = 'pr'
     UNION ALL
-    SELECT number, 'closed_issues', occurred_at FROM events
+    SELECT repo, day, number, 'closed_issues', occurred_at FROM events
     WHERE event_type = 'closed' AND kind = 'issue'
     UNION ALL
-    SELECT number, 'merged_prs', occurred_at FROM events
+    SELECT repo, day, number, 'merged_prs', occurred_at FROM events
     WHERE event_type = 'merged' AND kind = 'pr'
     UNION ALL
-    SELECT c.number, 'closed_unmerged_prs', c.occurred_at FROM events AS c
+    SELECT c.repo, c.day, c.number, 'closed_unmerged_prs', c.occurred_at FROM events AS c
     WHERE c.event_type = 'closed' AND c.kind = 'pr'
       AND NOT EXISTS (
           SELECT 1 FROM stg_issue_events AS m
-          WHERE m.repo = $repo AND m.day = CAST($day AS DATE) AND m.event = 'merged'
+          WHERE m.repo = c.repo AND m.day = c.day AND m.event = 'merged'
             AND m.issue_number = c.number
             AND abs(epoch(m.created_at) - epoch(c.occurred_at)) <= 60
       )
       AND NOT EXISTS (
           SELECT 1 FROM events AS m
-          WHERE m.event_type = 'merged' AND m.number = c.number
+          WHERE m.repo = c.repo AND m.day = c.day AND m.event_type = 'merged' AND m.number = c.number
             AND abs(epoch(m.occurred_at) - epoch(c.occurred_at)) <= 60
       )
 ),
 per_item AS (
     -- an item closed twice in one window is listed once, at its last closing
-    SELECT number, set_name, max(occurred_at) AS occurred_at FROM members GROUP BY number, set_name
+    SELECT repo, day, number, set_name, max(occurred_at) AS occurred_at
+    FROM members GROUP BY repo, day, number, set_name
 )
-SELECT $repo AS repo, CAST($day AS DATE) AS day, p.set_name, p.number, i.kind, p.occurred_at,
+SELECT p.repo, p.day, p.set_name, p.number, i.kind, p.occurred_at,
        i.title, i.labels, i.author_login
 FROM per_item AS p
-JOIN items AS i ON i.number = p.number
+JOIN items AS i ON i.repo = p.repo AND i.day = p.day AND i.number = p.number

@@ -1,6 +1,6 @@
 """The warehouse and analytics groups: SQL models, one Dagster asset per table.
 
-A layer's tables are built by one step (one transaction per day), while each
+A layer's tables are built by one step (one set-based transaction for all the run's days), while each
 table stays its own asset so the UI shows the table-level lineage that the SQL
 files themselves declare.
 """

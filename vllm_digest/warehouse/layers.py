@@ -9,7 +9,7 @@ import duckdb
 from vllm_digest.partitions import DayWindow
 from vllm_digest.raw_store import MANIFEST, PAYLOAD_KINDS, day_dir
 from vllm_digest.settings import RepoRef
-from vllm_digest.warehouse.partitions import replace_partition
+from vllm_digest.warehouse.partitions import replace_partitions
 
 STG_MODELS = (
     "stg_fetch_manifest",
@@ -60,7 +60,5 @@ def build_days(
     windows: list[DayWindow],
     raw_root: Path,
 ) -> dict[str, dict[str, int]]:
-    """Rebuild ``models`` for each day; returns day -> model -> rows."""
-    return {
-        w.key: replace_partition(con, models, day_params(repo, w, raw_root)) for w in windows
-    }
+    """Rebuild ``models`` for every day at once (set-based); returns day -> model -> rows."""
+    return replace_partitions(con, models, [day_params(repo, w, raw_root) for w in windows])

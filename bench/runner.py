@@ -1,0 +1,108 @@
+"""One measured Dagster materialization, run in a child process so its peak RSS is its own.
+
+    python -m bench.runner --home H --sample-dir S --first D1 [--last D2] [--per-day] [--profile OUT]
+
+Prints one JSON line: wall seconds of the materialization(s), the child's peak RSS
+and the run count. ``--per-day`` materializes each day as its own run, the way a
+non-single-run backfill would (minus the per-run process launch, so it is the
+favourable case for per-day runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import resource
+import sys
+import time
+import warnings
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--home", required=True)
+    p.add_argument("--sample-dir", required=True)
+    p.add_argument("--first", required=True)
+    p.add_argument("--last")
+    p.add_argument("--start-date")
+    p.add_argument("--per-day", action="store_true")
+    p.add_argument("--profile")
+    p.add_argument("--source", default="sample")
+    p.add_argument("--api-url")
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--reset-home", action="store_true", help="empty the data home before each repeat")
+    p.add_argument("--warm", action="store_true", help="load the sample files before timing")
+    a = p.parse_args(argv)
+
+    env = {
+        "VLLM_DIGEST_HOME": a.home,
+        "VLLM_DIGEST_SAMPLE_DIR": a.sample_dir,
+        "VLLM_DIGEST_CUTOFF": "11:39",
+        "VLLM_DIGEST_START_DATE": a.start_date or a.first,
+        "VLLM_DIGEST_SOURCE": a.source,
+    }
+    if a.api_url:
+        env["GITHUB_API_URL"] = a.api_url
+        env["GITHUB_TOKEN"] = os.environ.get("GITHUB_TOKEN", "")
+    import dagster as dg
+
+    warnings.filterwarnings("ignore", category=dg.BetaWarning)
+    warnings.filterwarnings("ignore", category=dg.PreviewWarning)
+    from vllm_digest.definitions import build_definitions
+    from vllm_digest.settings import load_settings
+
+    settings = load_settings(env)
+    defs = build_definitions(settings)
+    assets = list(defs.assets)
+    last = a.last or a.first
+
+    def run(first: str, last: str) -> None:
+        kwargs = {"partition_key": first} if first == last else {"tags": {
+            "dagster/asset_partition_range_start": first,
+            "dagster/asset_partition_range_end": last,
+        }}
+        result = dg.materialize(assets, resources=defs.resources,
+                                instance=dg.DagsterInstance.ephemeral(), **kwargs)
+        if not result.success:
+            raise SystemExit(f"run {first}..{last} failed")
+
+    d1, d2 = dt.date.fromisoformat(a.first), dt.date.fromisoformat(last)
+    days = [(d1 + dt.timedelta(days=i)).isoformat() for i in range((d2 - d1).days + 1)]
+    profiler = None
+    if a.profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    if a.warm and a.source == "sample":
+        # the sample source parses its whole folder once per process; a repeat measures the run, not that
+        from vllm_digest.sources.sample import load_sample, sample_folder
+
+        load_sample(sample_folder(settings.repos[0], settings.sample_dir))
+    walls = []
+    for _ in range(a.repeat):
+        if a.reset_home:
+            import shutil
+
+            shutil.rmtree(a.home, ignore_errors=True)
+        started = time.perf_counter()
+        if a.per_day:
+            for day in days:
+                run(day, day)
+        else:
+            run(a.first, last)
+        walls.append(time.perf_counter() - started)
+    wall = walls[0]
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(a.profile)
+    rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    print(json.dumps({"wall_s": wall, "walls_s": walls, "peak_rss_mib": rss_kib / 1024, "days": len(days),
+                      "runs": len(days) if a.per_day else 1}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

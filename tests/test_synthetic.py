@@ -1,0 +1,52 @@
+"""The synthetic benchmark data: byte-for-byte deterministic, at vLLM's real daily volume,
+and served by the real sample source."""
+
+import datetime as dt
+
+from bench.synthetic import TARGETS, daily_stats, generate
+from vllm_digest.partitions import window_for_day
+from vllm_digest.settings import RepoRef
+from vllm_digest.sources.sample import fetch_sample_day
+
+# 44 days = two stale sweeps, so the closing means include them as the real sample's did
+DAYS = 44
+START = dt.datetime(2026, 1, 4, 3, 39, tzinfo=dt.timezone.utc)  # 11:39 UTC+8
+
+
+def _tree(folder):
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
+
+
+def test_same_seed_same_bytes(tmp_path):
+    a = generate(tmp_path / "a", START, 10, seed=7)
+    b = generate(tmp_path / "b", START, 10, seed=7)
+    c = generate(tmp_path / "c", START, 10, seed=8)
+    assert _tree(a) == _tree(b)
+    assert _tree(a) != _tree(c)
+
+
+def test_daily_means_near_vllm_targets(tmp_path):
+    folder = generate(tmp_path / "s", START, DAYS)
+    stats = daily_stats(folder, START, DAYS)
+    for key, target in TARGETS.items():
+        mean = sum(d[key] for d in stats) / DAYS
+        assert abs(mean - target) <= 0.25 * target, (key, mean, target)
+    # weekends are quieter than weekdays
+    local = [(START + dt.timedelta(days=i, hours=8)).weekday() >= 5 for i in range(DAYS)]
+    wk = [d["new_prs"] for d, w in zip(stats, local) if not w]
+    we = [d["new_prs"] for d, w in zip(stats, local) if w]
+    assert sum(we) / len(we) < 0.8 * sum(wk) / len(wk)
+    # the stale sweep: one day with well over a hundred closings
+    assert max(d["closed_issues"] + d["closed_unmerged_prs"] for d in stats) >= 128
+
+
+def test_sample_source_serves_it(tmp_path, make_settings):
+    generate(tmp_path / "root", START, 3)
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "root"), VLLM_DIGEST_START_DATE="2026-01-04")
+    window = window_for_day("2026-01-05", settings)
+    payload = fetch_sample_day(RepoRef("vllm-project", "vllm"), window, settings.sample_dir)
+    assert payload.manifest["complete"]
+    assert len(payload.comments) > 100 and len(payload.issues) > 50
+    merged = [e for e in payload.events if e["event"] == "merged"]
+    closed_at = {(e["issue"]["number"], e["created_at"]) for e in payload.events if e["event"] == "closed"}
+    assert merged and all((e["issue"]["number"], e["created_at"]) in closed_at for e in merged)
