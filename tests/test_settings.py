@@ -65,3 +65,30 @@ def test_unknown_file_key_is_named(tmp_path):
     cfg.write_text('timezon = "UTC"\n')
     with pytest.raises(SettingsError, match="timezon"):
         load_settings({"VLLM_DIGEST_CONFIG": str(cfg)})
+
+
+def test_orchestration_settings(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    s = load_settings({})
+    assert (s.schedule_lag_minutes, s.late_days, s.executor) == (10, 2, "in_process")
+    s = load_settings(
+        {"VLLM_DIGEST_SCHEDULE_LAG": "45", "VLLM_DIGEST_LATE_DAYS": "0", "VLLM_DIGEST_EXECUTOR": "multiprocess"}
+    )
+    assert (s.schedule_lag_minutes, s.late_days, s.executor) == (45, 0, "multiprocess")
+
+
+@pytest.mark.parametrize(
+    "env, named",
+    [
+        ({"VLLM_DIGEST_SCHEDULE_LAG": "-5"}, "'-5'"),
+        ({"VLLM_DIGEST_SCHEDULE_LAG": "1440"}, "'1440'"),
+        ({"VLLM_DIGEST_SCHEDULE_LAG": "ten"}, "'ten'"),
+        ({"VLLM_DIGEST_LATE_DAYS": "31"}, "'31'"),
+        ({"VLLM_DIGEST_LATE_DAYS": "1.5"}, "'1.5'"),
+        ({"VLLM_DIGEST_EXECUTOR": "celery"}, "'celery'"),
+    ],
+)
+def test_bad_orchestration_values_are_named(env, named):
+    with pytest.raises(SettingsError) as err:
+        load_settings(env)
+    assert named in str(err.value)

@@ -8,15 +8,22 @@ from vllm_digest.assets.factory import build_all_assets
 from vllm_digest.checks import build_all_checks
 from vllm_digest.partitions import daily_partitions
 from vllm_digest.resources import build_resources
+from vllm_digest.schedules import build_daily_job, build_daily_schedule
 from vllm_digest.settings import Settings, load_settings
 
 
+EXECUTORS = {"in_process": dg.in_process_executor, "multiprocess": dg.multiprocess_executor}
+
+
 def build_definitions(settings: Settings) -> dg.Definitions:
+    job = build_daily_job(settings)
     return dg.Definitions(
         assets=build_all_assets(settings),
         asset_checks=build_all_checks(settings, daily_partitions(settings)),
         resources=build_resources(settings),
-        executor=dg.in_process_executor,
+        jobs=[job],
+        schedules=[build_daily_schedule(settings, job)],
+        executor=EXECUTORS[settings.executor],
     )
 
 

@@ -18,6 +18,7 @@ from typing import Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 SOURCES = ("sample", "github")
+EXECUTORS = ("in_process", "multiprocess")
 LANGUAGES = ("zh", "en")
 DEFAULT_REPOS = ("vllm-project/vllm",)
 DEFAULT_START_DATE = dt.date(2026, 3, 1)
@@ -38,6 +39,9 @@ _ENV_KEYS = {
     "sample_dir": "VLLM_DIGEST_SAMPLE_DIR",
     "github_api_url": "GITHUB_API_URL",
     "github_web_url": "GITHUB_WEB_URL",
+    "schedule_lag_minutes": "VLLM_DIGEST_SCHEDULE_LAG",
+    "late_days": "VLLM_DIGEST_LATE_DAYS",
+    "executor": "VLLM_DIGEST_EXECUTOR",
 }
 _FILE_ONLY_KEYS = {"display_names"}
 
@@ -92,6 +96,13 @@ class Settings:
     taxonomy: Path | None = None
     sample_dir: Path | None = None
     display_names: Mapping[str, str] = field(default_factory=dict)
+    # minutes after the cutoff the daily schedule ticks: GitHub's API lags a
+    # little, so the tick waits before fetching the day that just closed
+    schedule_lag_minutes: int = 10
+    # days before the closed one that each tick re-materializes, so late
+    # comments and merges of recent days converge
+    late_days: int = 2
+    executor: str = "in_process"
 
     @property
     def tz(self) -> ZoneInfo:
@@ -215,6 +226,21 @@ def _parse_api_url(value: str) -> str:
     return value.rstrip("/")
 
 
+def _parse_int(value, name: str, low: int, high: int) -> int:
+    text = str(value).strip()
+    if isinstance(value, bool) or not re.fullmatch(r"\d+", text) or not low <= int(text) <= high:
+        raise SettingsError(f"{name} {value!r} is not a whole number from {low} to {high}")
+    return int(text)
+
+
+def _parse_executor(value: str) -> str:
+    # "in-process" is how Dagster's docs spell it; accept both spellings
+    name = str(value).strip().replace("-", "_")
+    if name not in EXECUTORS:
+        raise SettingsError(f"executor {value!r} is not one of {list(EXECUTORS)}")
+    return name
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Read the configuration: TOML file first, environment variables over it."""
     env = os.environ if env is None else env
@@ -246,4 +272,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         taxonomy=Path(raw["taxonomy"]).expanduser().absolute() if raw.get("taxonomy") else None,
         sample_dir=Path(raw["sample_dir"]).expanduser().absolute() if raw.get("sample_dir") else None,
         display_names={str(k): str(v) for k, v in display_names.items()},
+        # under a day, or the tick would land after the next cutoff and fetch
+        # a day that has not closed
+        schedule_lag_minutes=_parse_int(raw.get("schedule_lag_minutes", 10), "schedule lag (minutes)", 0, 1439),
+        late_days=_parse_int(raw.get("late_days", 2), "late days", 0, 30),
+        executor=_parse_executor(raw.get("executor", "in_process")),
     )
