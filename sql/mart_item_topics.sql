@@ -22,14 +22,7 @@ topics AS (
 items AS (
     SELECT day, number, kind,
            list_transform(coalesce(labels, []), lambda l: lower(l)) AS labels_lc,
-           list_distinct(list_filter(list_transform(flatten(list_transform(
-               list_concat(
-                   regexp_extract_all(coalesce(title, ''), '\[([^\]]+)\]', 1),
-                   [regexp_extract(coalesce(title, ''), '^\s*([A-Za-z]+)(?:\([^)]*\))?!?:', 1),
-                    regexp_extract(coalesce(title, ''), '^\s*[A-Za-z]+\(([^)]*)\)!?:', 1)]
-               ),
-               lambda t: list_append(string_split(t, '/'), t))),
-               lambda x: lower(trim(x))), lambda x: x <> '')) AS tags
+           title_tags(title) AS tags
     FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 item_tags AS (

@@ -2,6 +2,19 @@
 -- each keyed by (repo, day) like every warehouse table, rebuilt by vllm_digest.analytics.build
 -- for a batch of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
 
+-- title_tags: the lower-cased tags a title carries: every [Tag] (split on '/' too, so [CI/Build]
+-- gives ci/build, ci and build) and a conventional-commit prefix such as fix(scheduler): -> fix, scheduler.
+CREATE OR REPLACE MACRO title_tags(title) AS (
+    list_distinct(list_filter(list_transform(flatten(list_transform(
+        list_concat(
+            regexp_extract_all(coalesce(title, ''), '\[([^\]]+)\]', 1),
+            [regexp_extract(coalesce(title, ''), '^\s*([A-Za-z]+)(?:\([^)]*\))?!?:', 1),
+             regexp_extract(coalesce(title, ''), '^\s*[A-Za-z]+\(([^)]*)\)!?:', 1)]
+        ),
+        lambda t: list_append(string_split(t, '/'), t))),
+        lambda x: lower(trim(x))), lambda x: x <> ''))
+);
+
 -- mart_taxonomy_rules: the taxonomy rules a day was built with, so each day's topics stay explainable
 -- after the taxonomy file changes (the version travels with the rows).
 CREATE TABLE IF NOT EXISTS mart_taxonomy_rules (

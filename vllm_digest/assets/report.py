@@ -5,12 +5,14 @@ import dagster as dg
 
 from vllm_digest.assets.common import SINGLE_RUN, WAREHOUSE_POOL, context_windows, day_span
 from vllm_digest.report.context import build_report_context
+from vllm_digest.report.insights import TABLES_READ
 from vllm_digest.report.render import render_markdown, write_report
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.resource import WarehouseResource
 
 REPORT_ASSET = "daily_report"
-REPORT_INPUTS = ("mart_five_sets", "mart_daily_counts")
+# every table the report context reads, so the UI's lineage shows them all
+REPORT_INPUTS = ("stg_fetch_manifest", *TABLES_READ)
 
 
 def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:

@@ -12,7 +12,10 @@ import json
 import duckdb
 
 from vllm_digest.partitions import DayWindow, utc_offset_label
+from vllm_digest.report import insights
+from vllm_digest.report.insights import rows
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
+from vllm_digest.report.sections import build_sections
 from vllm_digest.settings import RepoRef, Settings
 
 SET_NAMES = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
@@ -50,17 +53,11 @@ def _item(row: dict, settings: Settings, repo: RepoRef) -> dict:
     }
 
 
-def _rows(con: duckdb.DuckDBPyConnection, sql: str, params: dict) -> list[dict]:
-    cur = con.execute(sql, params)
-    names = [d[0] for d in cur.description]
-    return [dict(zip(names, r)) for r in cur.fetchall()]
-
-
 def build_context(
     con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow
 ) -> dict:
     params = {"repo": repo.full_name, "day": window.key}
-    counts_rows = _rows(
+    counts_rows = rows(
         con,
         "SELECT * FROM mart_daily_counts WHERE repo = $repo AND day = CAST($day AS DATE)",
         params,
@@ -71,13 +68,13 @@ def build_context(
             "materialize the warehouse assets for that day first"
         )
     counts = {k: int(counts_rows[0][k]) for k in SET_NAMES}
-    manifest = _rows(
+    manifest = rows(
         con,
         "SELECT source, semantics, complete, incomplete_reasons FROM stg_fetch_manifest "
         "WHERE repo = $repo AND day = CAST($day AS DATE)",
         params,
     )[0]
-    members = _rows(
+    members = rows(
         con,
         # newest first; ties broken by the larger number so the order is total
         "SELECT * FROM mart_five_sets WHERE repo = $repo AND day = CAST($day AS DATE) "
@@ -113,10 +110,6 @@ def build_report_context(
     con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow
 ) -> dict:
     """The base context plus the seven sections, read while the connection is open."""
-    # imported here: sections imports markdown_safe, which this module also uses
-    from vllm_digest.report import insights
-    from vllm_digest.report.sections import build_sections
-
     ctx = build_context(con, settings, repo, window)
     data = insights.gather(con, repo.full_name, window.key, ctx["counts"])
     ctx["sections"] = build_sections(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))

@@ -26,13 +26,7 @@ _WWW = re.compile(r"(?i)\bwww\.")
 
 def md_inline(text: str | None, limit: int = MAX_INLINE_CHARS) -> str:
     """One safe line of Markdown from untrusted text."""
-    if not text:
-        return ""
-    text = _ANSI.sub("", text)
-    text = _WHITESPACE_BREAKS.sub(" ", text)
-    text = _CONTROL.sub("", text)
-    if len(text) > limit:
-        text = text[: limit - 1].rstrip() + "…"
+    text = plain_inline(text, limit)
     text = text.replace("&", "&amp;") if re.search(r"&[#A-Za-z0-9]+;", text) else text
     text = _HTML_START.sub("&lt;", text)
     text = _AUTOLINK.sub("&lt;", text)

@@ -9,18 +9,12 @@ autoescaping. So both formats say the same thing and templates compute nothing.
 
 from __future__ import annotations
 
-from vllm_digest.report import insights as ins
 from vllm_digest.report.gist import excerpt, first_sentence
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 
 FOCUS_TITLE = {"zh": "AMD/ROCm 生态相关动态", "en": "AMD/ROCm ecosystem"}
 LANGS = ("zh", "en")
 
-THEMES = {
-    "performance": {"zh": "性能与功能增强", "en": "Performance and features"},
-    "stability": {"zh": "测试修复与稳定性", "en": "Test fixes and stability"},
-    "ci": {"zh": "持续集成（CI）", "en": "CI"},
-}
 STATE = {
     "open": {"zh": "进行中", "en": "open"},
     "closed": {"zh": "已关闭", "en": "closed"},
@@ -95,7 +89,7 @@ def _summary(ctx: dict, data: dict, lang: str) -> dict:
             f"另有 {c['closed_unmerged_prs']} 个 PR 未合并即关闭（合并率 {rate}）。"
         )
         if topics:
-            text += "热门话题：" + "、".join(f"{t['topic']}（{t['count']} 项）" for t in topics) + "。"
+            text += "热门话题：" + "、".join(f"{t['name']['zh'] or t['topic']}（{t['count']} 项）" for t in topics) + "。"
         text += (
             f"AMD/ROCm 相关条目 {len(focus)} 项，其中 AMD 员工提交 {vendor} 项。" if focus
             else "本周期没有 AMD/ROCm 相关条目。"
@@ -107,7 +101,7 @@ def _summary(ctx: dict, data: dict, lang: str) -> dict:
             f"{c['closed_unmerged_prs']} closed without merge (merge rate {rate})."
         )
         if topics:
-            text += " Top topics: " + ", ".join(f"{t['topic']} ({t['count']} items)" for t in topics) + "."
+            text += " Top topics: " + ", ".join(f"{t['name']['en'] or t['topic']} ({t['count']} items)" for t in topics) + "."
         text += (
             f" {len(focus)} items concern AMD/ROCm, {vendor} of them by AMD employees." if focus
             else " No item concerns AMD/ROCm."
@@ -122,28 +116,28 @@ def _focus(ctx, data, lang, url_for) -> dict:
             "本周期没有与 AMD/ROCm 相关的 Issue 或 PR（含 Quark）。" if lang == "zh"
             else "No issue or PR of this window concerns AMD/ROCm (Quark included)."
         )
-    order = list(THEMES) + sorted({i["theme"] for i in focus} - set(THEMES))
+    names = {i["theme"]: i["theme_name"] for i in focus}
+    counts = {t: sum(1 for i in focus if i["theme"] == t) for t in names}
+    # largest theme first; the taxonomy decides what a theme is, not this module
+    order = sorted(names, key=lambda t: (-counts[t], t))
     groups = []
     for theme in order:
         members = [i for i in focus if i["theme"] == theme]
-        if not members:
-            continue
         entries = []
         for i in members:
             who = plain_inline(i["author_login"], 80)
             tag = (" (AMD 员工)" if lang == "zh" else " (AMD employee)") if i["vendor"] else ""
             entries.append(_entry(i, url_for, f"{who}{tag} · {STATE[_state(i)][lang] if _state(i) in STATE else _state(i)}", lang))
-        groups.append({"heading": THEMES.get(theme, {}).get(lang, theme), "entries": entries})
-    counts = {t: sum(1 for i in focus if i["theme"] == t) for t in order}
+        groups.append({"heading": names[theme][lang] or theme, "entries": entries})
     vendor = sum(1 for i in focus if i["vendor"])
     merged = sum(1 for i in focus if _state(i) == "merged")
     quark = sum(1 for i in focus if "quark" in f"{i['title']} {i['body'] or ''}".lower())
     if lang == "zh":
-        parts = "、".join(f"{THEMES.get(t, {}).get('zh', t)} {n} 项" for t, n in counts.items() if n)
+        parts = "、".join(f"{names[t]['zh'] or t} {counts[t]} 项" for t in order)
         tail = (f"共 {len(focus)} 项 AMD/ROCm 相关条目（{parts}）；AMD 员工提交 {vendor} 项；已合并 {merged} 项；"
                 + (f"Quark 相关 {quark} 项。" if quark else "本周期没有 Quark 相关条目。"))
         return _doc(f"本周期有 {len(focus)} 项与 AMD/ROCm 相关的 Issue 或 PR，按主题分组如下。", groups, "小结", tail)
-    parts = ", ".join(f"{THEMES.get(t, {}).get('en', t)} {n}" for t, n in counts.items() if n)
+    parts = ", ".join(f"{names[t]['en'] or t} {counts[t]}" for t in order)
     tail = (f"{len(focus)} AMD/ROCm items ({parts}); {vendor} by AMD employees; {merged} merged; "
             + (f"{quark} concern Quark." if quark else "none concerns Quark."))
     return _doc(f"{len(focus)} issues and PRs of this window concern AMD/ROCm, grouped by theme.", groups, "Summary", tail)
@@ -152,7 +146,7 @@ def _focus(ctx, data, lang, url_for) -> dict:
 def _discussions(ctx, data, lang, url_for) -> dict:
     hot = data["hot"]
     if not hot:
-        return _doc("本周期没有带评论的条目。" if lang == "zh" else "No item of this window has comments.")
+        return _doc("本周期没有热门讨论。" if lang == "zh" else "No item of this window drew discussion.")
     entries = []
     for i in hot:
         thread = data["comments"].get(i["number"], [])
@@ -164,23 +158,19 @@ def _discussions(ctx, data, lang, url_for) -> dict:
         meta = (f"{n} 条评论 · 本周期 {len(people)} 位参与者 · 状态：{st}" if lang == "zh"
                 else f"{n} comments · {len(people)} participants this window · {st}")
         entries.append(_entry(i, url_for, meta, lang, quotes))
-    lead = ("按评论数排列的热门条目（含旧条目）：" if lang == "zh" else "The most discussed items, old ones included:")
+    lead = ("按热度（mart_item_hotness）排列的讨论，含旧条目：" if lang == "zh" else "The hottest discussions by mart_item_hotness, old ones included:")
     return _doc(lead, [{"heading": "", "entries": entries}])
 
 
 def _arrow(t: dict) -> str:
     if t["rising"]:
         return "↑"
-    trend = t["trend"]
-    if isinstance(trend, (int, float)) and trend < 0:
+    if not t["baseline_incomplete"] and t["ratio"] is not None and t["ratio"] < 1:
         return "↓"
     return "→"
 
 
 def _topics(ctx, data, lang, url_for) -> dict:
-    if not data["topics_source"]:
-        return _doc("本周期没有可用的话题统计（话题数据表尚未构建）。" if lang == "zh"
-                    else "No topic statistics are available for this window (the topic mart is not built).")
     if not data["topics"]:
         return _doc("本周期没有识别出话题。" if lang == "zh" else "No topic was found in this window.")
     groups = []
@@ -189,10 +179,11 @@ def _topics(ctx, data, lang, url_for) -> dict:
         note = ""
         if t["baseline_incomplete"]:
             note = "（基线不完整）" if lang == "zh" else " (baseline incomplete)"
-        elif isinstance(t["trend"], (int, float)):
-            note = f"（较前 7 日 {t['trend']:+.2f}）" if lang == "zh" else f" (vs trailing 7 days {t['trend']:+.2f})"
-        heading = (f"{t['topic']} {_arrow(t)} {t['count']} 项{note}" if lang == "zh"
-                   else f"{t['topic']} {_arrow(t)} {t['count']} items{note}")
+        elif t["ratio"] is not None:
+            note = f"（前 7 日均值的 {t['ratio']:.2f} 倍）" if lang == "zh" else f" ({t['ratio']:.2f}× the trailing 7-day mean)"
+        name = t["name"][lang] or t["topic"]
+        heading = (f"{name} {_arrow(t)} {t['count']} 项{note}" if lang == "zh"
+                   else f"{name} {_arrow(t)} {t['count']} items{note}")
         groups.append({"heading": heading, "entries": [_entry(i, url_for, "", lang, gist="") for i in items]})
     lead = "按条目数排列的今日话题，箭头为相对前 7 日的趋势：" if lang == "zh" else "Today's topics by item count; arrows compare with the trailing 7 days:"
     return _doc(lead, groups)
@@ -201,7 +192,7 @@ def _topics(ctx, data, lang, url_for) -> dict:
 def _key_changes(ctx, data, lang, url_for) -> dict:
     changes = data["key_changes"]
     if not changes:
-        return _doc("本周期没有合并的重点 PR。" if lang == "zh" else "No key change was merged in this window.")
+        return _doc("本周期没有重点变更。" if lang == "zh" else "No key change in this window.")
     entries = []
     for i in changes:
         size = ""
@@ -210,10 +201,7 @@ def _key_changes(ctx, data, lang, url_for) -> dict:
         reason = plain_inline(i.get("reason"), 120)
         meta = f"{size}{'by' if lang == 'en' else '作者'} {plain_inline(i['author_login'], 80)}" + (f" · {reason}" if reason else "")
         entries.append(_entry(i, url_for, meta, lang))
-    lead = ("本周期合并的主要 PR（按改动规模排序）：" if lang == "zh" and not data["key_source"].startswith("mart")
-            else "本周期的重点变更：" if lang == "zh"
-            else "The largest PRs merged in this window:" if not data["key_source"].startswith("mart")
-            else "The key changes of this window:")
+    lead = "本周期的重点变更（按 mart_key_changes 的得分排序）：" if lang == "zh" else "The key changes of this window, ranked by mart_key_changes:"
     return _doc(lead, [{"heading": "", "entries": entries}])
 
 
@@ -241,7 +229,7 @@ def _activity(ctx, data, lang) -> dict:
 def _notable(ctx, data, lang, url_for) -> dict:
     found = data["notable"]
     if not found:
-        return _doc("本周期没有仍待处理的新 Issue。" if lang == "zh" else "No new issue of this window is still open.")
+        return _doc("本周期没有值得关注的未解决问题。" if lang == "zh" else "No open issue of this window stands out.")
     entries = []
     for i in found:
         labels = ",".join(plain_inline(x, 40) for x in i["labels"] or []) or ("无标签" if lang == "zh" else "no labels")
@@ -249,7 +237,7 @@ def _notable(ctx, data, lang, url_for) -> dict:
         n = int(i["comments_total"] or 0)
         meta = (f"{labels} · {n} 条评论" if lang == "zh" else f"{labels} · {n} comments") + (f" · {reason}" if reason else "")
         entries.append(_entry(i, url_for, meta, lang))
-    lead = "值得关注的未解决问题（RFC 与 bug 优先）：" if lang == "zh" else "Open issues worth watching (RFCs and bugs first):"
+    lead = "值得关注的问题（按 mart_notable_issues 的得分排序）：" if lang == "zh" else "Issues worth watching, ranked by mart_notable_issues:"
     return _doc(lead, [{"heading": "", "entries": entries}])
 
 
@@ -268,9 +256,9 @@ def build_sections(context: dict, data: dict, url_for) -> dict:
         "notable": lambda lang: _notable(context, data, lang, url_for),
     }
     sources = {
-        "summary": "mart_daily_counts", "focus": data["focus_source"], "discussions": data["hot_source"],
-        "topics": data["topics_source"] or "(absent)", "key_changes": data["key_source"],
-        "activity": data["activity"]["source"], "notable": data["notable_source"],
+        "summary": "mart_daily_counts", "focus": "mart_focus_items", "discussions": "mart_item_hotness",
+        "topics": "mart_topic_daily", "key_changes": "mart_key_changes",
+        "activity": "mart_activity_daily", "notable": "mart_notable_issues",
     }
     out = {}
     for name in NAMES:
@@ -285,4 +273,4 @@ def build_sections(context: dict, data: dict, url_for) -> dict:
     return out
 
 
-__all__ = ["build_sections", "doc_markdown", "ins"]
+__all__ = ["build_sections", "doc_markdown"]

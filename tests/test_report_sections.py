@@ -1,0 +1,38 @@
+"""The analysis sections print what the analytics marts decided, in their order."""
+
+import re
+
+import duckdb
+
+from conftest import materialize, report_path
+
+REF = re.compile(r"\[(?:PR|Issue) #(\d+)\]")
+
+
+def _section(text: str, heading: str) -> str:
+    return text.split(heading, 1)[1].split("\n### ", 1)[0]
+
+
+def test_sections_follow_the_marts(make_settings):
+    settings = make_settings()
+    materialize(settings, "2026-03-15", "2026-03-22")
+    text = report_path(settings, "2026-03-22").read_text(encoding="utf-8")
+
+    focus = {int(n) for n in REF.findall(_section(text, "### 🎯"))}
+    assert {37800, 37826, 37833, 37838, 37835, 37780, 37723, 37717} <= focus
+
+    hot = [int(n) for n in REF.findall(_section(text, "### 💬"))]
+    assert hot == [26897, 36155, 29138]
+
+    with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
+        ranked = [n for (n,) in con.execute(
+            "SELECT number FROM mart_key_changes WHERE day = DATE '2026-03-22' ORDER BY key_rank, number DESC LIMIT 5"
+        ).fetchall()]
+        top_topic = con.execute(
+            "SELECT topic_zh FROM mart_topic_daily WHERE day = DATE '2026-03-22' ORDER BY items DESC, topic_id LIMIT 1"
+        ).fetchone()[0]
+    assert [int(n) for n in REF.findall(_section(text, "### 🛠️"))] == ranked
+    topics = _section(text, "### 🔥")
+    assert f"**{top_topic} " in topics
+    # seven earlier days are built, so the trend is a ratio, not "baseline incomplete"
+    assert "倍）" in topics and "基线不完整" not in topics
