@@ -44,7 +44,6 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         preview_lang = settings.languages[0]
         metadata = {
             "days": day_span(windows),
-            "preview": dg.MetadataValue.md(render_markdown(last, preview_lang)),
             **{f"path_{name.replace('.', '_')}": dg.MetadataValue.path(str(p)) for name, p in written.items()},
             **{k: v for k, v in last["counts"].items()},
             "complete": last["fetch"]["complete"],
@@ -52,6 +51,10 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
             **{f"source_{k}": v["source"] for k, v in last["sections"].items()},
             "focus_items": last["sections"]["focus"]["count"],
         }
+        # a range run copies its metadata onto every day's materialization: a preview there
+        # would show the last day's report on all of them, and costs a report per event
+        if len(windows) == 1:
+            metadata["preview"] = dg.MetadataValue.md(render_markdown(last, preview_lang))
         context.log.info(f"wrote reports for {repo.full_name} {day_span(windows)}")
         return dg.MaterializeResult(metadata=metadata)
 
