@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.settings import Settings
 from vllm_digest.sources.resource import ActivitySourceResource
 from vllm_digest.warehouse.resource import WarehouseResource
@@ -16,4 +17,5 @@ def build_resources(settings: Settings) -> dict:
             github_api_url=settings.github_api_url,
             github_token=settings.github_token,
         ),
+        "narrative": NarrativeResource.from_settings(settings.narrative),
     }

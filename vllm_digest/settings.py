@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from vllm_digest.narrative.config import ENV_PREFIX as LLM_ENV_PREFIX
+from vllm_digest.narrative.config import FIELDS as LLM_FIELDS
+from vllm_digest.narrative.config import NarrativeConfig, NarrativeConfigError
+
 SOURCES = ("sample", "github")
 EXECUTORS = ("in_process", "multiprocess")
 LANGUAGES = ("zh", "en")
@@ -43,7 +47,17 @@ _ENV_KEYS = {
     "late_days": "VLLM_DIGEST_LATE_DAYS",
     "executor": "VLLM_DIGEST_EXECUTOR",
 }
-_FILE_ONLY_KEYS = {"display_names"}
+_FILE_ONLY_KEYS = {"display_names", "narrative"}
+# [narrative] file key -> the narrative config's own name (VLLM_DIGEST_LLM_<NAME> in the environment);
+# the API key has no file key: a secret is read from the environment only
+_NARRATIVE_KEYS = {
+    "base_url": "BASE_URL",
+    "model": "MODEL",
+    "timeout": "TIMEOUT",
+    "max_tokens": "MAX_TOKENS",
+    "temperature": "TEMPERATURE",
+    "refresh": "REFRESH",
+}
 
 
 class SettingsError(ValueError):
@@ -103,6 +117,8 @@ class Settings:
     # comments and merges of recent days converge
     late_days: int = 2
     executor: str = "in_process"
+    # the optional LLM narrative; off (no base URL) unless configured
+    narrative: NarrativeConfig = field(default_factory=NarrativeConfig)
 
     @property
     def tz(self) -> ZoneInfo:
@@ -241,10 +257,46 @@ def _parse_executor(value: str) -> str:
     return name
 
 
+def _parse_narrative(table, env: Mapping[str, str], path: Path | None) -> NarrativeConfig:
+    """The ``[narrative]`` table with ``VLLM_DIGEST_LLM_*`` over it, parsed by the narrative
+    layer's own parser; an empty variable overrides the file too (``..._BASE_URL=`` turns it off)."""
+    if not isinstance(table, dict):
+        raise SettingsError(f"narrative {table!r} must be a table ([narrative] in the config file)")
+    where = f" in {str(path)!r}" if path else ""
+    if "api_key" in table:
+        raise SettingsError(
+            f"narrative.api_key{where}: the API key is read only from the environment "
+            f"({LLM_ENV_PREFIX}API_KEY), never from a file"
+        )
+    unknown = set(table) - set(_NARRATIVE_KEYS)
+    if unknown:
+        raise SettingsError(
+            f"[narrative]{where} has unknown key(s) {sorted(unknown)}; known keys: {sorted(_NARRATIVE_KEYS)}"
+        )
+    values = {_NARRATIVE_KEYS[k]: v for k, v in table.items()}
+    names = {_NARRATIVE_KEYS[k]: f"narrative.{k}{where}" for k in table}
+    for name in LLM_FIELDS:
+        if LLM_ENV_PREFIX + name in env:
+            values[name] = env[LLM_ENV_PREFIX + name]
+            names.pop(name, None)
+    try:
+        config = NarrativeConfig.from_values(values, names)
+    except NarrativeConfigError as exc:
+        raise SettingsError(str(exc)) from None
+    if config.url_has_credentials:
+        # the base URL is shown in the Dagster UI and recorded as the provider
+        raise SettingsError(
+            f"{names.get('BASE_URL', LLM_ENV_PREFIX + 'BASE_URL')} carries credentials (user:password@); "
+            f"put the key in {LLM_ENV_PREFIX}API_KEY instead"
+        )
+    return config
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     """Read the configuration: TOML file first, environment variables over it."""
     env = os.environ if env is None else env
-    raw = _read_file(_config_file(env))
+    path = _config_file(env)
+    raw = _read_file(path)
     for key, var in _ENV_KEYS.items():
         if env.get(var):
             raw[key] = env[var]
@@ -277,4 +329,5 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         schedule_lag_minutes=_parse_int(raw.get("schedule_lag_minutes", 10), "schedule lag (minutes)", 0, 1439),
         late_days=_parse_int(raw.get("late_days", 2), "late days", 0, 30),
         executor=_parse_executor(raw.get("executor", "in_process")),
+        narrative=_parse_narrative(raw.get("narrative", {}), env, path),
     )

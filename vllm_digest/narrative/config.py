@@ -1,7 +1,9 @@
-"""Configuration of the narrative layer, read from the environment.
+"""Configuration of the narrative layer: the one parser of its values.
 
-Kept apart from ``vllm_digest.settings`` so the LLM layer stays optional: with no
-base URL it is off and nothing else in the run changes.
+``vllm_digest.settings`` feeds it the ``[narrative]`` table of the config file
+with the ``VLLM_DIGEST_LLM_*`` environment variables over it; the Dagster
+resource feeds it the resource's fields. With no base URL the layer is off and
+nothing else in the run changes.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-_PREFIX = "VLLM_DIGEST_LLM_"
+ENV_PREFIX = "VLLM_DIGEST_LLM_"
+# the settings each source spells its own way: VLLM_DIGEST_LLM_<NAME>, a file key, a resource field
+FIELDS = ("BASE_URL", "MODEL", "API_KEY", "TIMEOUT", "MAX_TOKENS", "TEMPERATURE", "REFRESH")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -51,32 +55,54 @@ class NarrativeConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> "NarrativeConfig":
-        base_url = (env.get(_PREFIX + "BASE_URL") or "").strip()
+        return cls.from_values({name: env[ENV_PREFIX + name] for name in FIELDS if ENV_PREFIX + name in env})
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, object], names: Mapping[str, str] | None = None) -> "NarrativeConfig":
+        """Parse values keyed by ``FIELDS`` (strings, or TOML numbers and booleans).
+
+        ``names`` says where each value came from (a file key, a resource field), so an
+        error names what the user has to fix; by default that is the environment variable.
+        """
+        raw = {k: _text(v) for k, v in values.items() if v is not None}
+        label = {n: (names or {}).get(n, ENV_PREFIX + n) for n in FIELDS}
+        base_url = (raw.get("BASE_URL") or "").strip()
         if not base_url:
             return cls()
         if not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", base_url):
             raise NarrativeConfigError(
-                f"{_PREFIX}BASE_URL {_redact_url(base_url)!r} is not an http(s) URL "
+                f"{label['BASE_URL']} {_redact_url(base_url)!r} is not an http(s) URL "
                 "such as http://127.0.0.1:8000/v1"
             )
-        model = (env.get(_PREFIX + "MODEL") or "").strip()
+        model = (raw.get("MODEL") or "").strip()
         if not model:
             raise NarrativeConfigError(
-                f"{_PREFIX}MODEL is {model!r}: a model name is required when {_PREFIX}BASE_URL is set"
+                f"{label['MODEL']} is {model!r}: a model name is required when {label['BASE_URL']} is set"
             )
-        api_key = env.get(_PREFIX + "API_KEY") or None
+        api_key = raw.get("API_KEY") or None
         if api_key is not None and (api_key != api_key.strip() or any(c.isspace() for c in api_key)):
             # the value itself is never echoed: it is a secret
-            raise NarrativeConfigError(f"{_PREFIX}API_KEY contains whitespace")
+            raise NarrativeConfigError(f"{label['API_KEY']} contains whitespace")
         return cls(
             base_url=base_url.rstrip("/"),
             model=model,
             api_key=api_key,
-            timeout=_number(env, "TIMEOUT", float, 60.0, low=0.1, high=600.0),
-            max_tokens=_number(env, "MAX_TOKENS", int, 1500, low=16, high=32768),
-            temperature=_number(env, "TEMPERATURE", float, 0.2, low=0.0, high=2.0),
-            refresh=_flag(env, "REFRESH"),
+            timeout=_number(raw, label, "TIMEOUT", float, 60.0, low=0.1, high=600.0),
+            max_tokens=_number(raw, label, "MAX_TOKENS", int, 1500, low=16, high=32768),
+            temperature=_number(raw, label, "TEMPERATURE", float, 0.2, low=0.0, high=2.0),
+            refresh=_flag(raw, label, "REFRESH"),
         )
+
+    @property
+    def url_has_credentials(self) -> bool:
+        return bool(self.base_url and urlsplit(self.base_url).username is not None)
+
+
+def _text(value: object) -> str:
+    # TOML gives numbers and booleans; the parsing below is written for text
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def _redact_url(url: str) -> str:
@@ -84,27 +110,27 @@ def _redact_url(url: str) -> str:
     return re.sub(r"//[^/@\s]*@", "//***@", url)
 
 
-def _number(env: Mapping[str, str], name: str, kind: type, default, *, low, high):
-    raw = env.get(_PREFIX + name)
+def _number(values: Mapping[str, str], label: Mapping[str, str], name: str, kind: type, default, *, low, high):
+    raw = values.get(name)
     if raw is None or not raw.strip():
         return default
     try:
         value = kind(raw.strip())
     except ValueError:
         raise NarrativeConfigError(
-            f"{_PREFIX}{name} {raw!r} is not {'an integer' if kind is int else 'a number'}"
+            f"{label[name]} {raw!r} is not {'an integer' if kind is int else 'a number'}"
         ) from None
     if not (low <= value <= high) or value != value:
-        raise NarrativeConfigError(f"{_PREFIX}{name} {raw!r} is outside {low} to {high}")
+        raise NarrativeConfigError(f"{label[name]} {raw!r} is outside {low} to {high}")
     return value
 
 
-def _flag(env: Mapping[str, str], name: str) -> bool:
-    raw = (env.get(_PREFIX + name) or "").strip().lower()
+def _flag(values: Mapping[str, str], label: Mapping[str, str], name: str) -> bool:
+    raw = (values.get(name) or "").strip().lower()
     if raw in _TRUE:
         return True
     if raw in _FALSE:
         return False
     raise NarrativeConfigError(
-        f"{_PREFIX}{name} {env.get(_PREFIX + name)!r} is not a boolean (1/0, true/false, yes/no, on/off)"
+        f"{label[name]} {values.get(name)!r} is not a boolean (1/0, true/false, yes/no, on/off)"
     )
