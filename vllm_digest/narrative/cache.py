@@ -1,4 +1,11 @@
-"""The warehouse table of grounded LLM responses (``narrative_cache``)."""
+"""The warehouse table of grounded LLM responses (``narrative_cache``).
+
+The narration reads and writes it through a store: ``DirectStore`` works on one
+writable connection; ``BatchedStore`` serves look-ups from rows read up front
+(on the report's read-only connection) and queues new responses, so a writable
+connection is opened only to save them, in one short transaction, and never
+while a model is being called.
+"""
 
 from __future__ import annotations
 
@@ -39,3 +46,65 @@ def put(con: duckdb.DuckDBPyConnection, key: str, *, model: str, section: str, l
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)",
         [key, PROMPT_VERSION, model, section, language, text, tokens_in, tokens_out],
     )
+
+
+class DirectStore:
+    """Reads and writes one writable connection as it goes."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        self._con = con
+
+    def get(self, key: str) -> CachedResponse | None:
+        return get(self._con, key)
+
+    def put(self, key: str, **entry) -> None:
+        put(self._con, key, **entry)
+
+
+class BatchedStore:
+    """Look-ups from rows read up front; new responses queued until ``flush``."""
+
+    def __init__(self, found: dict[str, CachedResponse] | None = None):
+        self._found = dict(found or {})
+        self._pending: dict[str, dict] = {}
+
+    @classmethod
+    def load(cls, con: duckdb.DuckDBPyConnection, keys: list[str]) -> "BatchedStore":
+        """The cached rows among ``keys``; works on a read-only connection, also on a
+        warehouse created before the cache table existed."""
+        exists = con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = 'narrative_cache'"
+        ).fetchone()[0]
+        if not keys or not exists:
+            return cls()
+        rows = con.execute(
+            "SELECT key, response, tokens_in, tokens_out FROM narrative_cache WHERE list_contains(?, key)",
+            [sorted(set(keys))],
+        ).fetchall()
+        return cls({key: CachedResponse(*rest) for key, *rest in rows})
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def get(self, key: str) -> CachedResponse | None:
+        return self._found.get(key)
+
+    def put(self, key: str, **entry) -> None:
+        self._pending[key] = entry
+        self._found[key] = CachedResponse(entry["text"], entry["tokens_in"], entry["tokens_out"])
+
+    def flush(self, con: duckdb.DuckDBPyConnection) -> int:
+        """Write the queued responses in one transaction; returns how many."""
+        if not self._pending:
+            return 0
+        con.execute("BEGIN TRANSACTION")
+        try:
+            for key, entry in sorted(self._pending.items()):
+                put(con, key, **entry)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        written, self._pending = len(self._pending), {}
+        return written

@@ -13,9 +13,13 @@ A facts pack is plain JSON-able data, the same shape for every section:
                 "additions": int, "deletions": int, "files": int, "reviews": {state: int},
                 "gist": str, "comment_excerpts": [{"author": str, "text": str}],
                 "related": [int]}]}          # related: numbers the item itself links to, citable as #N
+     "topics": [{"name": str, "items": int, "ratio": float, "rising": bool,
+                 "numbers": [int]}],        # optional: summary, topics
+     "top_authors": [{"author": str, "prs": int}]}   # optional: activity
 Only "number" is required per item; every number anywhere in the pack may be cited.
-The connection must be a writable one from WarehouseResource.connect(), which creates
-``narrative_cache``; it is held while the provider is called.
+The cache is a store from ``narrative.cache``, or a writable connection from
+WarehouseResource.connect() (which creates ``narrative_cache``) that is then held
+while the provider is called.
 """
 
 from __future__ import annotations
@@ -59,13 +63,15 @@ class _Outcome:
 
 
 def narrate_sections(
-    con: duckdb.DuckDBPyConnection,
+    store: duckdb.DuckDBPyConnection | cache.DirectStore | cache.BatchedStore,
     config: NarrativeConfig,
     language: str,
     sections: Mapping[str, SectionInput],
 ) -> NarrativeResult:
     for section_id in sections:
         check_section(section_id, language)  # a caller bug, caught before any call is made
+    if isinstance(store, duckdb.DuckDBPyConnection):
+        store = cache.DirectStore(store)
 
     outcomes: dict[str, _Outcome] = {}
     if not config.enabled:
@@ -74,7 +80,7 @@ def narrate_sections(
     else:
         with ChatProvider(config) as provider:
             for section_id, inp in sections.items():
-                outcomes[section_id] = _narrate_one(con, config, provider, section_id, language, inp)
+                outcomes[section_id] = _narrate_one(store, config, provider, section_id, language, inp)
 
     result = NarrativeResult(
         sections={sid: o.text for sid, o in outcomes.items()},
@@ -92,7 +98,7 @@ def _has_facts(facts: dict) -> bool:
     return bool(facts.get("items") or facts.get("counts") or facts.get("metrics"))
 
 
-def _narrate_one(con, config: NarrativeConfig, provider: ChatProvider, section: str,
+def _narrate_one(store, config: NarrativeConfig, provider: ChatProvider, section: str,
                  language: str, inp: SectionInput) -> _Outcome:
     facts = inp.facts
     if not _has_facts(facts):
@@ -101,7 +107,7 @@ def _narrate_one(con, config: NarrativeConfig, provider: ChatProvider, section: 
 
     key = cache.cache_key(config.model, section, language, facts)
     if not config.refresh:
-        hit = cache.get(con, key)
+        hit = store.get(key)
         # re-checked so a validator tightened since the response was stored still applies
         if hit is not None and not validate(hit.text, section, language, facts):
             return _Outcome(hit.text, "cache")
@@ -124,7 +130,7 @@ def _narrate_one(con, config: NarrativeConfig, provider: ChatProvider, section: 
             outcome.violations = violations
             return outcome
 
-    cache.put(con, key, model=config.model, section=section, language=language, text=answer,
+    store.put(key, model=config.model, section=section, language=language, text=answer,
               tokens_in=outcome.tokens_in, tokens_out=outcome.tokens_out)
     outcome.text, outcome.source = answer, "llm"
     return outcome
