@@ -13,6 +13,7 @@ import duckdb
 
 from vllm_digest.partitions import DayWindow, utc_offset_label
 from vllm_digest.report import insights
+from vllm_digest.report.facts import attach_facts
 from vllm_digest.report.insights import rows
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.sections import build_sections
@@ -113,6 +114,7 @@ def build_report_context(
     ctx = build_context(con, settings, repo, window)
     data = insights.gather(con, repo.full_name, window.key, ctx["counts"])
     ctx["sections"] = build_sections(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
+    attach_facts(ctx["sections"], ctx, data, settings.languages)
     ctx["count_history"] = data["count_history"]
     return ctx
 

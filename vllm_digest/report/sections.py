@@ -24,7 +24,7 @@ KIND = {"pr": "PR", "issue": "Issue"}
 LEAD_CHARS = 2000
 
 
-def _state(item: dict) -> str:
+def item_state(item: dict) -> str:
     return "merged" if item.get("merged_at") else (item.get("state") or "open")
 
 
@@ -109,6 +109,16 @@ def _summary(ctx: dict, data: dict, lang: str) -> dict:
     return _doc(text)
 
 
+def focus_tally(focus: list[dict]) -> dict[str, int]:
+    """The focus area's closing counts: items, by vendor employees, merged, mentioning Quark."""
+    return {
+        "items": len(focus),
+        "by_amd_employees": sum(1 for i in focus if i["vendor"]),
+        "merged": sum(1 for i in focus if item_state(i) == "merged"),
+        "quark": sum(1 for i in focus if "quark" in f"{i['title']} {i['body'] or ''}".lower()),
+    }
+
+
 def _focus(ctx, data, lang, url_for) -> dict:
     focus = data["focus"]
     if not focus:
@@ -127,11 +137,10 @@ def _focus(ctx, data, lang, url_for) -> dict:
         for i in members:
             who = plain_inline(i["author_login"], 80)
             tag = (" (AMD 员工)" if lang == "zh" else " (AMD employee)") if i["vendor"] else ""
-            entries.append(_entry(i, url_for, f"{who}{tag} · {STATE[_state(i)][lang] if _state(i) in STATE else _state(i)}", lang))
+            entries.append(_entry(i, url_for, f"{who}{tag} · {STATE[item_state(i)][lang] if item_state(i) in STATE else item_state(i)}", lang))
         groups.append({"heading": names[theme][lang] or theme, "entries": entries})
-    vendor = sum(1 for i in focus if i["vendor"])
-    merged = sum(1 for i in focus if _state(i) == "merged")
-    quark = sum(1 for i in focus if "quark" in f"{i['title']} {i['body'] or ''}".lower())
+    tally = focus_tally(focus)
+    vendor, merged, quark = tally["by_amd_employees"], tally["merged"], tally["quark"]
     if lang == "zh":
         parts = "、".join(f"{names[t]['zh'] or t} {counts[t]} 项" for t in order)
         tail = (f"共 {len(focus)} 项 AMD/ROCm 相关条目（{parts}）；AMD 员工提交 {vendor} 项；已合并 {merged} 项；"
@@ -143,18 +152,23 @@ def _focus(ctx, data, lang, url_for) -> dict:
     return _doc(f"{len(focus)} issues and PRs of this window concern AMD/ROCm, grouped by theme.", groups, "Summary", tail)
 
 
+def thread_voices(data: dict, number: int, quotes: int = 3) -> tuple[list[str], list[dict]]:
+    """The window's non-bot participants of an item's thread, and the first few of their comments."""
+    thread = data["comments"].get(number, [])
+    people = sorted({c["author_login"] for c in thread if c["author_login"] and not c["author_is_bot"]})
+    humans = [c for c in thread if not c["author_is_bot"] and c["body"]]
+    return people, [{"author": plain_inline(c["author_login"], 80), "text": excerpt(c["body"])} for c in humans[:quotes]]
+
+
 def _discussions(ctx, data, lang, url_for) -> dict:
     hot = data["hot"]
     if not hot:
         return _doc("本周期没有热门讨论。" if lang == "zh" else "No item of this window drew discussion.")
     entries = []
     for i in hot:
-        thread = data["comments"].get(i["number"], [])
-        people = sorted({c["author_login"] for c in thread if c["author_login"] and not c["author_is_bot"]})
-        humans = [c for c in thread if not c["author_is_bot"] and c["body"]]
-        quotes = [{"author": plain_inline(c["author_login"], 80), "text": excerpt(c["body"])} for c in humans[:3]]
+        people, quotes = thread_voices(data, i["number"])
         n = int(i["comments_total"] or 0)
-        st = STATE.get(_state(i), {}).get(lang, _state(i))
+        st = STATE.get(item_state(i), {}).get(lang, item_state(i))
         meta = (f"{n} 条评论 · 本周期 {len(people)} 位参与者 · 状态：{st}" if lang == "zh"
                 else f"{n} comments · {len(people)} participants this window · {st}")
         entries.append(_entry(i, url_for, meta, lang, quotes))
@@ -245,7 +259,8 @@ NAMES = ("summary", "focus", "discussions", "topics", "key_changes", "activity",
 
 
 def build_sections(context: dict, data: dict, url_for) -> dict:
-    """``{name: {"zh": markdown, "en": markdown, "doc_zh": doc, "doc_en": doc, "source": table}}``."""
+    """``{name: {"zh": markdown, "en": markdown, "doc_zh": doc, "doc_en": doc, "source": table,
+    "body_source_zh": "deterministic", "narrative_zh": None, ...}}``."""
     builders = {
         "summary": lambda lang: _summary(context, data, lang),
         "focus": lambda lang: _focus(context, data, lang, url_for),
@@ -267,6 +282,9 @@ def build_sections(context: dict, data: dict, url_for) -> dict:
             doc = builders[name](lang)
             section[f"doc_{lang}"] = doc
             section[lang] = doc_markdown(doc)
+            # report/narration.py may replace the body with a grounded LLM text
+            section[f"body_source_{lang}"] = "deterministic"
+            section[f"narrative_{lang}"] = None
         out[name] = section
     out["focus"]["title_zh"], out["focus"]["title_en"] = FOCUS_TITLE["zh"], FOCUS_TITLE["en"]
     out["focus"]["count"] = len(data["focus"])

@@ -1,0 +1,162 @@
+"""Facts packs: what the LLM narrative of each section may be written from.
+
+One function per section maps the very rows its deterministic section is built
+from (``insights.gather``) to the pack shape documented in
+``vllm_digest.narrative.narrate``. The grounding validator accepts only item
+numbers and figures that appear in the pack, so whatever is left out here
+cannot be said in the narrative. Every text field is plain one-line text
+(``plain_inline``); the prompt fences the whole pack as untrusted data.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vllm_digest.report.gist import first_sentence
+from vllm_digest.report.markdown_safe import plain_inline
+from vllm_digest.report.sections import focus_tally, item_state, thread_voices
+
+_REF = re.compile(r"#(\d+)\b")
+SUMMARY_TOPICS = 3
+
+
+def _brief(row: dict) -> dict:
+    """An item as a topic or summary mentions it: enough to name it."""
+    out = {
+        "number": row["number"],
+        "kind": row["kind"],
+        "title": plain_inline(row["title"], 200),
+        "labels": [plain_inline(x, 80) for x in row["labels"] or []],
+    }
+    return _with_related(out, out["title"])
+
+
+def _with_related(out: dict, text: str) -> dict:
+    # numbers the item's own text cites (a revert of #34854) may be cited in turn
+    related = sorted({int(n) for n in _REF.findall(text)} - {out["number"]})
+    if related:
+        out["related"] = related
+    else:
+        out.pop("related", None)
+    return out
+
+
+def _item(row: dict, **extra) -> dict:
+    """An item as a section discusses it: who, what state, how big, the body's first sentence."""
+    out = _brief(row)
+    out["author"] = plain_inline(row["author_login"], 80)
+    out["state"] = item_state(row)
+    out["comments"] = int(row["comments_total"] or 0)
+    if row["kind"] == "pr" and row.get("additions") is not None:
+        out["additions"] = int(row["additions"])
+        out["deletions"] = int(row["deletions"] or 0)
+        out["files"] = int(row["changed_files"] or 0)
+    gist = first_sentence(row.get("body"))
+    if gist:
+        out["gist"] = gist
+    out.update(extra)
+    return _with_related(out, f"{out['title']} {gist}")
+
+
+def _pack(ctx: dict, **parts) -> dict:
+    return {"repo": ctx["repo"], "day": ctx["day"], **{k: v for k, v in parts.items() if v}}
+
+
+def _topic(t: dict, lang: str) -> dict:
+    out = {"name": t["name"][lang] or t["topic"], "items": t["count"], "rising": t["rising"],
+           "numbers": list(t["numbers"])}
+    if t["baseline_incomplete"]:
+        out["baseline_incomplete"] = True
+    elif t["ratio"] is not None:
+        out["ratio"] = round(float(t["ratio"]), 2)
+    return out
+
+
+def _topic_members(data: dict, topics: list[dict]) -> list[dict]:
+    seen: list[int] = []
+    for t in topics:
+        seen.extend(n for n in t["numbers"] if n in data["items"] and n not in seen)
+    return [_brief(data["items"][n]) for n in seen]
+
+
+def summary_facts(ctx: dict, data: dict, lang: str) -> dict:
+    focus = focus_tally(data["focus"])
+    topics = data["topics"][:SUMMARY_TOPICS]
+    return _pack(
+        ctx,
+        counts={**ctx["counts"], "focus_items": focus["items"], "focus_by_amd_employees": focus["by_amd_employees"]},
+        metrics=_rate(data),
+        topics=[_topic(t, lang) for t in topics],
+        items=_topic_members(data, topics),
+    )
+
+
+def focus_facts(ctx: dict, data: dict, lang: str) -> dict:
+    focus = data["focus"]
+    if not focus:
+        return _pack(ctx)
+    tally = focus_tally(focus)
+    return _pack(
+        ctx,
+        counts={"focus_items": tally["items"], "by_amd_employees": tally["by_amd_employees"],
+                "merged": tally["merged"], "quark_related": tally["quark"]},
+        items=[_item(i, theme=i["theme_name"][lang] or i["theme"], is_amd_author=i["vendor"]) for i in focus],
+    )
+
+
+def discussions_facts(ctx: dict, data: dict, lang: str) -> dict:
+    items = []
+    for i in data["hot"]:
+        people, quotes = thread_voices(data, i["number"])
+        items.append(_item(i, score=round(float(i["score"]), 2), participants=len(people),
+                           comment_excerpts=quotes))
+    return _pack(ctx, items=items)
+
+
+def topics_facts(ctx: dict, data: dict, lang: str) -> dict:
+    topics = data["topics"]
+    return _pack(ctx, topics=[_topic(t, lang) for t in topics], items=_topic_members(data, topics))
+
+
+def key_changes_facts(ctx: dict, data: dict, lang: str) -> dict:
+    return _pack(ctx, items=[_item(i, topics=i["reason"], status=i["status"]) for i in data["key_changes"]])
+
+
+def activity_facts(ctx: dict, data: dict, lang: str) -> dict:
+    a = data["activity"]
+    counts = {**ctx["counts"], "pr_authors": a["pr_authors"], "stale_closed": a["stale_closed"],
+              "comments": a["comments"], "reviews": a["reviews"], "people": a["humans"]}
+    # rounded so that float noise cannot change the cache key of the same day
+    metrics = {**{
+        k: round(v, 4) if isinstance(v, float) else v
+        for k, v in a["extra"] if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }, **_rate(data)}
+    return _pack(ctx, counts=counts, metrics=metrics,
+                 top_authors=[{"author": plain_inline(n, 80), "prs": k} for n, k in a["top_authors"]])
+
+
+def notable_facts(ctx: dict, data: dict, lang: str) -> dict:
+    return _pack(ctx, items=[_item(i, topics=i["reason"]) for i in data["notable"]])
+
+
+def _rate(data: dict) -> dict:
+    rate = data["activity"]["merge_rate"]
+    return {} if rate is None else {"merge_rate": round(rate, 4)}
+
+
+FACTS = {
+    "summary": summary_facts,
+    "focus": focus_facts,
+    "discussions": discussions_facts,
+    "topics": topics_facts,
+    "key_changes": key_changes_facts,
+    "activity": activity_facts,
+    "notable": notable_facts,
+}
+
+
+def attach_facts(sections: dict, ctx: dict, data: dict, languages) -> None:
+    """Put each section's pack beside its deterministic text, as ``facts_<lang>``."""
+    for name, build in FACTS.items():
+        for lang in languages:
+            sections[name][f"facts_{lang}"] = build(ctx, data, lang)
