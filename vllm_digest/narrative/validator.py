@@ -25,6 +25,8 @@ _SECTION_MARKERS = {
 _ITEM_REF = re.compile(r"#(\d+)")
 _MD_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?[^)]*\)")
 _BARE_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.I)
+# GitHub-flavoured Markdown turns an e-mail address into a mailto: link
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _HTML = re.compile(r"<\s*/?\s*[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?\s*>")
 _HEADING = re.compile(r"^\s{0,3}#{1,3}\s", re.M)
 # a list marker 1-10 at a line start is layout, not a claim
@@ -45,6 +47,8 @@ def validate(text: str, section: str, language: str, facts: dict) -> list[str]:
     text = _strip_allowed_links(text, facts, items, violations)
 
     for match in _BARE_URL.finditer(text):
+        violations.append(f"link not allowed: {match.group(0)}")
+    for match in _EMAIL.finditer(text):
         violations.append(f"link not allowed: {match.group(0)}")
     for match in _HTML.finditer(text):
         violations.append(f"HTML not allowed: {match.group(0)}")

@@ -2,7 +2,8 @@
 
 Titles are printed as they are wherever that is safe, so the appendix matches
 the seed report byte for byte; only what could start a link, an image, raw
-HTML, an autolink or a new block is neutralised.
+HTML, an autolink or a new block is neutralised. ``md_block`` does the same
+for a multi-line body (an LLM-written section): lists, bold and code stay.
 """
 
 from __future__ import annotations
@@ -47,3 +48,29 @@ def plain_inline(text: str | None, limit: int = MAX_INLINE_CHARS) -> str:
     if len(text) > limit:
         text = text[: limit - 1].rstrip() + "…"
     return text
+
+
+MAX_BLOCK_LINE_CHARS = 2000
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# indentation, then any list markers, then the line's content
+_LINE = re.compile(r"^( *)((?:(?:[-*+]|\d{1,9}[.)]) +)*)(.*)$")
+# content that would open a block of its own: heading, quote, fence, link reference
+# definition, or a rule / setext underline (which would turn the line above into a heading)
+_BLOCK_OPENER = re.compile(r"^(?:#|>|```|~~~|\[)|^[-=_*+~`](?:[-=_*+~`\s]*)$")
+
+
+def md_block(text: str | None, line_limit: int = MAX_BLOCK_LINE_CHARS) -> str:
+    """A safe multi-line Markdown body from untrusted Markdown: list structure,
+    emphasis and code spans are kept; links and images become their text; raw
+    HTML, autolinks, headings, rules, quotes and fences are made literal."""
+    out: list[str] = []
+    for raw in (text or "").replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        match = _LINE.match(raw.expandtabs(4).rstrip())
+        indent, markers, content = match.groups()
+        content = md_inline(_MD_LINK.sub(r"\1", content), line_limit)
+        if _BLOCK_OPENER.match(content):
+            content = "\\" + content
+        line = f"{indent}{markers}{content}".rstrip()
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip("\n")
