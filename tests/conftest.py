@@ -35,7 +35,7 @@ def make_settings(tmp_path):
     return _make
 
 
-def materialize(settings: Settings, first: str, last: str | None = None, instance=None):
+def materialize(settings: Settings, first: str, last: str | None = None, instance=None, run_config=None):
     """Materialize every asset of the graph, with its checks, for one day or a range, in one run."""
     defs = build_definitions(settings)
     assets = [*defs.assets, *defs.asset_checks]
@@ -51,6 +51,7 @@ def materialize(settings: Settings, first: str, last: str | None = None, instanc
         assets,
         resources=defs.resources,
         instance=instance or dg.DagsterInstance.ephemeral(),
+        run_config=run_config,
         **kwargs,
     )
     assert result.success

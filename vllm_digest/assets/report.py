@@ -4,8 +4,10 @@
 import dagster as dg
 
 from vllm_digest.assets.common import SINGLE_RUN, WAREHOUSE_POOL, context_windows, day_span
+from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.report.context import build_report_context
 from vllm_digest.report.insights import TABLES_READ
+from vllm_digest.report.narration import narrate_reports, prefetch_cache
 from vllm_digest.report.render import render_markdown, write_report
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.resource import WarehouseResource
@@ -28,15 +30,21 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
             f"The daily development digest of {repo.full_name}: the header with the window and the "
             "five counts, the seven analysis sections and the appendix of the five lists, written "
             f"to `reports/{repo.owner}/{repo.name}/<day>.<lang>.md` (languages: "
-            f"{', '.join(settings.languages)}) plus `<day>.json` with the counts and item numbers."
+            f"{', '.join(settings.languages)}) plus `<day>.json` with the counts and item numbers. "
+            "With the optional `narrative` resource pointed at an LLM, each analysis section's body is "
+            "the model's text wherever every item and figure in it is in that section's data, else the "
+            "deterministic text; responses are cached in the warehouse."
         ),
     )
     def daily_report(
-        context: dg.AssetExecutionContext, warehouse: WarehouseResource
+        context: dg.AssetExecutionContext, warehouse: WarehouseResource, narrative: NarrativeResource
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
+        narrative_config = narrative.narrative_config()
         with warehouse.connect(read_only=True) as con:
             contexts = [build_report_context(con, settings, repo, w) for w in windows]
+            cached = prefetch_cache(con, narrative_config, contexts, settings.languages)
+        narration = narrate_reports(warehouse.connect, narrative_config, contexts, settings.languages, cached)
         written = {}
         for ctx in contexts:
             written = write_report(settings, repo, ctx)
@@ -50,12 +58,13 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
             # which table fed each section: a missing analytics mart shows up here, not as a crash
             **{f"source_{k}": v["source"] for k, v in last["sections"].items()},
             "focus_items": last["sections"]["focus"]["count"],
+            **narration.metadata(),
         }
         # a range run copies its metadata onto every day's materialization: a preview there
         # would show the last day's report on all of them, and costs a report per event
         if len(windows) == 1:
             metadata["preview"] = dg.MetadataValue.md(render_markdown(last, preview_lang))
-        context.log.info(f"wrote reports for {repo.full_name} {day_span(windows)}")
+        context.log.info(f"wrote reports for {repo.full_name} {day_span(windows)}; {narration.log_line()}")
         return dg.MaterializeResult(metadata=metadata)
 
     return daily_report

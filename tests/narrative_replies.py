@@ -1,0 +1,68 @@
+"""Scripted LLM replies for the OpenAI emulator, written from each request's own facts.
+
+``GroundedWriter`` reads the section, language and facts pack out of a chat
+request (the way a model would see them) and answers with a text that passes
+the grounding validator, unless a test scripted a different reply for that
+(section, language): a bad text, an HTTP 500, a slow reply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict, deque
+
+from tests.openai_emulator import Reply
+from vllm_digest.narrative.prompts import _SHAPE
+
+SIGNATURE = {"zh": "（LLM 撰写）", "en": "(written by the LLM)"}
+_FENCED = re.compile(r"\nBEGIN DATA (\w+)\n```json\n(.*)\n```\nEND DATA \1\n", re.S)
+_MARKERS = {
+    ("discussions", "zh"): ("核心议题", "观点与争议", "结论"),
+    ("discussions", "en"): ("Core issue", "Viewpoints", "Conclusion"),
+    ("key_changes", "zh"): ("技术解读", "影响"),
+    ("key_changes", "en"): ("What changed", "Impact"),
+}
+
+
+def parse_request(body: dict) -> tuple[str, str, dict]:
+    """(section, language, facts) of a first request (repairs keep the first user message)."""
+    user = body["messages"][1]["content"]
+    section, lang = next(key for key, shape in _SHAPE.items() if user.startswith(shape))
+    facts = json.loads(_FENCED.search(user).group(2))
+    return section, lang, facts
+
+
+def grounded_reply(section: str, lang: str, facts: dict) -> str:
+    """A body in the section's required shape that cites only the pack's items and figures."""
+    sep = "：" if lang == "zh" else ": "
+    lines = [f"{SIGNATURE[lang]} {section}."]
+    for name, value in sorted((facts.get("counts") or {}).items()):
+        lines.append(f"- {name} {value}")
+    for index, item in enumerate((facts.get("items") or [])[:5], start=1):
+        kind = "PR" if item.get("kind") == "pr" else "Issue"
+        lines.append(f"{index}.  **{kind} #{item['number']}**")
+        for marker in _MARKERS.get((section, lang), ()):
+            lines.append(f"    *   **{marker}**{sep}#{item['number']}")
+    if section == "focus":
+        lines.append("")
+        lines.append("**小结**：AMD/ROCm。" if lang == "zh" else "**Summary**: AMD/ROCm.")
+    return "\n".join(lines)
+
+
+class GroundedWriter:
+    """An emulator responder: scripted replies per (section, language) first, then grounded ones."""
+
+    def __init__(self):
+        self.scripted: dict[tuple[str, str], deque] = defaultdict(deque)
+        self.seen: list[tuple[str, str]] = []  # (section, language) of every request, in order
+
+    def script(self, section: str, lang: str, *replies: Reply | str) -> None:
+        self.scripted[(section, lang)].extend(replies)
+
+    def __call__(self, body: dict) -> Reply | str:
+        section, lang, facts = parse_request(body)
+        self.seen.append((section, lang))
+        if self.scripted[(section, lang)]:
+            return self.scripted[(section, lang)].popleft()
+        return grounded_reply(section, lang, facts)
