@@ -14,15 +14,10 @@ from collections import defaultdict, deque
 
 from tests.openai_emulator import Reply
 from vllm_digest.narrative.prompts import _SHAPE
+from vllm_digest.narrative.validator import _BLOCK_MARKERS
 
 SIGNATURE = {"zh": "（LLM 撰写）", "en": "(written by the LLM)"}
 _FENCED = re.compile(r"\nBEGIN DATA (\w+)\n```json\n(.*)\n```\nEND DATA \1\n", re.S)
-_MARKERS = {
-    ("discussions", "zh"): ("核心议题", "观点与争议", "结论"),
-    ("discussions", "en"): ("Core issue", "Viewpoints", "Conclusion"),
-    ("key_changes", "zh"): ("技术解读", "影响"),
-    ("key_changes", "en"): ("What changed", "Impact"),
-}
 
 
 def parse_request(body: dict) -> tuple[str, str, dict]:
@@ -42,7 +37,7 @@ def grounded_reply(section: str, lang: str, facts: dict) -> str:
     for index, item in enumerate((facts.get("items") or [])[:5], start=1):
         kind = "PR" if item.get("kind") == "pr" else "Issue"
         lines.append(f"{index}.  **{kind} #{item['number']}**")
-        for marker in _MARKERS.get((section, lang), ()):
+        for marker in _BLOCK_MARKERS.get((section, lang), ()):
             lines.append(f"    *   **{marker}**{sep}#{item['number']}")
     if section == "focus":
         lines.append("")

@@ -84,8 +84,11 @@ def llm_settings(home, base_url: str | None, **extra: str) -> Settings:
 
 
 def report_metadata(result) -> dict:
-    (event,) = [e for e in result.get_asset_materialization_events() if e.asset_key.path[-1] == "daily_report"]
-    return {k: v.value for k, v in event.materialization.metadata.items()}
+    """The report's metadata; a range run records the same on every day's materialization."""
+    events = [e for e in result.get_asset_materialization_events() if e.asset_key.path[-1] == "daily_report"]
+    metas = [{k: v.value for k, v in e.materialization.metadata.items() if k != "preview"} for e in events]
+    assert metas and all(m == metas[0] for m in metas)
+    return metas[0]
 
 
 def reports(settings: Settings) -> dict[str, str]:
@@ -192,6 +195,22 @@ def test_refresh_in_the_run_config_asks_again(good):
     assert len(third.requests) == 14
     assert (third.meta["narrative_calls"], third.meta["narrative_cache_hits"]) == (14, 0)
     assert len(cache_rows(good.settings)) == 14  # replaced, not duplicated
+
+
+def test_a_backfill_narrates_each_day_once(tmp_path, instance, key_in_environment):
+    with OpenAIEmulator(responder=GroundedWriter()) as emulator:
+        settings = llm_settings(tmp_path / "home", emulator.base_url, VLLM_DIGEST_LANGUAGES="zh")
+        first = report_metadata(materialize(settings, "2026-03-21", DAY, instance=instance.instance))
+        calls = len(emulator.requests)
+        again = report_metadata(materialize(settings, "2026-03-21", DAY, instance=instance.instance))
+        assert len(emulator.requests) == calls == 14
+    assert (first["narrative_calls"], again["narrative_calls"], again["narrative_cache_hits"]) == (14, 0, 14)
+    assert sorted(first["narrative_sections"]) == sorted(
+        f"{day} zh/{s}" for day in ("2026-03-21", DAY) for s in SECTION_IDS)
+    assert len(cache_rows(settings)) == 14
+    for day in ("2026-03-21", DAY):
+        text = report_path(settings, day).read_text(encoding="utf-8")
+        assert section_body(text, "zh", "summary").startswith(SIGNATURE["zh"]), day
 
 
 # --- faults: ungrounded replies, a 500, a timeout -----------------------------------------------

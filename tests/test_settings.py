@@ -92,3 +92,86 @@ def test_bad_orchestration_values_are_named(env, named):
     with pytest.raises(SettingsError) as err:
         load_settings(env)
     assert named in str(err.value)
+
+
+# --- the optional narrative ---------------------------------------------------------------------
+
+NARRATIVE_TOML = """
+[narrative]
+base_url = "http://127.0.0.1:8000/v1"
+model = "Qwen/Qwen3-8B"
+timeout = 30
+max_tokens = 800
+temperature = 0.3
+refresh = true
+"""
+
+
+def test_narrative_is_off_by_default(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_settings({}).narrative.enabled is False
+
+
+def test_narrative_from_file_with_environment_over_it(tmp_path):
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text(NARRATIVE_TOML)
+    n = load_settings({"VLLM_DIGEST_CONFIG": str(cfg)}).narrative
+    assert (n.base_url, n.model, n.timeout, n.max_tokens, n.temperature, n.refresh) == (
+        "http://127.0.0.1:8000/v1", "Qwen/Qwen3-8B", 30.0, 800, 0.3, True)
+    n = load_settings({"VLLM_DIGEST_CONFIG": str(cfg), "VLLM_DIGEST_LLM_MODEL": "other",
+                       "VLLM_DIGEST_LLM_REFRESH": "0", "VLLM_DIGEST_LLM_API_KEY": "sk-abc"}).narrative
+    assert (n.model, n.refresh, n.api_key) == ("other", False, "sk-abc")
+    # an empty variable turns off what the file turned on
+    assert not load_settings({"VLLM_DIGEST_CONFIG": str(cfg), "VLLM_DIGEST_LLM_BASE_URL": ""}).narrative.enabled
+
+
+def test_narrative_key_not_in_repr():
+    s = load_settings({"VLLM_DIGEST_LLM_BASE_URL": "http://127.0.0.1:8000/v1", "VLLM_DIGEST_LLM_MODEL": "m",
+                       "VLLM_DIGEST_LLM_API_KEY": "sk-secret-987"})
+    assert s.narrative.api_key == "sk-secret-987"
+    assert "sk-secret-987" not in repr(s) and "sk-secret-987" not in str(s.narrative)
+
+
+@pytest.mark.parametrize(
+    "line, named",
+    [
+        ('timeout = "soon"', ["narrative.timeout", "'soon'"]),
+        ("max_tokens = 1.5", ["narrative.max_tokens", "'1.5'"]),
+        ("temperature = 9", ["narrative.temperature", "'9'"]),
+        ('refresh = "maybe"', ["narrative.refresh", "'maybe'"]),
+        ('modle = "x"', ["modle"]),
+        ('api_key = "sk-in-a-file"', ["narrative.api_key", "VLLM_DIGEST_LLM_API_KEY"]),
+    ],
+)
+def test_bad_narrative_file_values_are_named(tmp_path, line, named):
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text(f'[narrative]\nbase_url = "http://127.0.0.1:8000/v1"\nmodel = "m"\n{line}\n')
+    with pytest.raises(SettingsError) as err:
+        load_settings({"VLLM_DIGEST_CONFIG": str(cfg)})
+    for part in named:
+        assert part in str(err.value)
+    assert "sk-in-a-file" not in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "env, named",
+    [
+        ({"VLLM_DIGEST_LLM_BASE_URL": "ftp://x/v1"}, ["VLLM_DIGEST_LLM_BASE_URL", "'ftp://x/v1'"]),
+        ({"VLLM_DIGEST_LLM_MODEL": ""}, ["VLLM_DIGEST_LLM_MODEL"]),
+        ({"VLLM_DIGEST_LLM_TIMEOUT": "0"}, ["VLLM_DIGEST_LLM_TIMEOUT", "'0'"]),
+        ({"VLLM_DIGEST_LLM_MAX_TOKENS": "lots"}, ["VLLM_DIGEST_LLM_MAX_TOKENS", "'lots'"]),
+    ],
+)
+def test_bad_narrative_environment_values_are_named(env, named):
+    base = {"VLLM_DIGEST_LLM_BASE_URL": "http://127.0.0.1:8000/v1", "VLLM_DIGEST_LLM_MODEL": "m"}
+    with pytest.raises(SettingsError) as err:
+        load_settings({**base, **env})
+    for part in named:
+        assert part in str(err.value)
+
+
+def test_credentials_in_the_base_url_are_refused_without_echoing_them():
+    with pytest.raises(SettingsError) as err:
+        load_settings({"VLLM_DIGEST_LLM_BASE_URL": "https://me:hunter2@llm.example/v1", "VLLM_DIGEST_LLM_MODEL": "m"})
+    assert "VLLM_DIGEST_LLM_BASE_URL" in str(err.value) and "VLLM_DIGEST_LLM_API_KEY" in str(err.value)
+    assert "hunter2" not in str(err.value)

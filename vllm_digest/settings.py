@@ -262,7 +262,7 @@ def _parse_narrative(table, env: Mapping[str, str], path: Path | None) -> Narrat
     layer's own parser; an empty variable overrides the file too (``..._BASE_URL=`` turns it off)."""
     if not isinstance(table, dict):
         raise SettingsError(f"narrative {table!r} must be a table ([narrative] in the config file)")
-    where = f" in {str(path)!r}" if path else ""
+    where = f" (in {str(path)!r})" if path else ""
     if "api_key" in table:
         raise SettingsError(
             f"narrative.api_key{where}: the API key is read only from the environment "
