@@ -414,3 +414,35 @@ def test_en_discussion_markers_are_checked_per_entry():
         "2. **#26897** (10 comments)\n   - **Core issue**: a\n   - **Viewpoints**: b\n"
     )
     assert validate(text, "discussions", "en", facts) == ["entry 2 is missing required 'Conclusion'"]
+
+
+# --- the batched cache store the report uses ---------------------------------------------------
+
+def test_batched_store_reads_up_front_and_saves_in_one_transaction(tmp_path):
+    from vllm_digest.narrative.cache import BatchedStore, put
+
+    warehouse = WarehouseResource(path=str(tmp_path / "warehouse.duckdb"))
+    entry = {"model": "m", "section": "summary", "language": "zh", "tokens_in": 3, "tokens_out": 2}
+    with warehouse.connect() as con:
+        put(con, "k1", text="one", **entry)
+    with warehouse.connect(read_only=True) as ro:
+        store = BatchedStore.load(ro, ["k1", "k2"])
+    assert store.get("k1").text == "one" and store.get("k2") is None
+    store.put("k2", text="two", **entry)
+    assert store.pending == 1 and store.get("k2").text == "two"
+    with warehouse.connect() as con:
+        assert store.flush(con) == 1
+        assert con.execute("SELECT key, response FROM narrative_cache ORDER BY key").fetchall() == [
+            ("k1", "one"), ("k2", "two")]
+    assert store.pending == 0
+
+
+def test_batched_store_on_a_warehouse_from_before_the_cache_table(tmp_path):
+    import duckdb
+
+    from vllm_digest.narrative.cache import BatchedStore
+
+    path = tmp_path / "old.duckdb"
+    duckdb.connect(str(path)).close()
+    with WarehouseResource(path=str(path)).connect(read_only=True) as ro:
+        assert BatchedStore.load(ro, ["k"]).get("k") is None

@@ -59,6 +59,11 @@ _LINE = re.compile(r"^( *)((?:(?:[-*+]|\d{1,9}[.)]) +)*)(.*)$")
 _BLOCK_OPENER = re.compile(r"^(?:#|>|```|~~~|\[)|^[-=_*+~`](?:[-=_*+~`\s]*)$")
 
 
+def strip_links(text: str) -> str:
+    """Markdown links and images replaced by their text."""
+    return _MD_LINK.sub(r"\1", text)
+
+
 def md_block(text: str | None, line_limit: int = MAX_BLOCK_LINE_CHARS) -> str:
     """A safe multi-line Markdown body from untrusted Markdown: list structure,
     emphasis and code spans are kept; links and images become their text; raw
@@ -67,7 +72,7 @@ def md_block(text: str | None, line_limit: int = MAX_BLOCK_LINE_CHARS) -> str:
     for raw in (text or "").replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         match = _LINE.match(raw.expandtabs(4).rstrip())
         indent, markers, content = match.groups()
-        content = md_inline(_MD_LINK.sub(r"\1", content), line_limit)
+        content = md_inline(strip_links(content), line_limit)
         if _BLOCK_OPENER.match(content):
             content = "\\" + content
         line = f"{indent}{markers}{content}".rstrip()

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import re
 
-from vllm_digest.report.markdown_safe import plain_inline
+from vllm_digest.report.markdown_safe import plain_inline, strip_links
 
 MAX_SPAN_CHARS = 2000
 _ITEM = re.compile(r"^( *)([-*+]|\d{1,9}[.)]) +(.*)$")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _SPAN = re.compile(r"\*\*(.+?)\*\*|`([^`]+)`")
 
 
 def spans(text: str) -> list[dict]:
     """``[{"text", "strong", "code"}]`` of one line or paragraph."""
-    text = _LINK.sub(r"\1", text)
+    text = strip_links(text)
     out: list[dict] = []
     pos = 0
     for match in _SPAN.finditer(text):
