@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS mart_item_links (
     issue_in_day BOOLEAN, pr_in_day BOOLEAN
 );
 
+-- mart_item_features: each item's matchable evidence (title tag, label, review-comment path).
+CREATE TABLE IF NOT EXISTS mart_item_features (
+    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR NOT NULL, value VARCHAR NOT NULL
+);
+
 -- mart_item_topics: every item of the day x every topic it matches, with the rule that matched.
 CREATE TABLE IF NOT EXISTS mart_item_topics (
     repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR,

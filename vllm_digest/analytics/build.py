@@ -30,6 +30,7 @@ ANALYTICS_MODELS = (
     "mart_taxonomy_rules",
     "mart_text_hits",
     "mart_item_links",
+    "mart_item_features",
     "mart_item_topics",
     "mart_item_hotness",
     "mart_focus_items",
