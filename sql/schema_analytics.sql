@@ -110,3 +110,9 @@ CREATE TABLE IF NOT EXISTS mart_notable_issues (
     hotness DOUBLE, rfc_points DOUBLE, open_points DOUBLE, bug_points DOUBLE, risk_points DOUBLE,
     link_points DOUBLE, rising_points DOUBLE, notable_score DOUBLE, notable_rank INTEGER
 );
+
+-- mart_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.
+CREATE TABLE IF NOT EXISTS mart_item_topic_sets (
+    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, topics VARCHAR[], risk_topics VARCHAR[],
+    substantive INTEGER, rising_topics VARCHAR[]
+);

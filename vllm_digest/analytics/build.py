@@ -36,6 +36,7 @@ ANALYTICS_MODELS = (
     "mart_focus_items",
     "mart_activity_daily",
     "mart_topic_daily",
+    "mart_item_topic_sets",
     "mart_key_changes",
     "mart_notable_issues",
 )
