@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import materialize, report_path
+from conftest import materialize, report_path, settings_at
 from html_helpers import ITEM_LINK
 
 pytestmark = pytest.mark.browser
@@ -25,9 +25,7 @@ PHONE = {"width": 390, "height": 844}
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    from vllm_digest.settings import load_settings
-
-    settings = load_settings({"VLLM_DIGEST_HOME": str(tmp_path_factory.mktemp("home")), "VLLM_DIGEST_CUTOFF": "11:39"})
+    settings = settings_at(tmp_path_factory.mktemp("home"))
     materialize(settings, "2026-03-20", DAY)
     return settings
 

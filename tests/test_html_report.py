@@ -8,7 +8,7 @@ import re
 import dagster as dg
 import pytest
 
-from conftest import materialize, report_path
+from conftest import materialize, report_path, settings_at
 from html_helpers import ITEM_LINK, Page, assert_links_sound
 
 RANGE = ("2026-03-20", "2026-03-22")
@@ -23,9 +23,7 @@ def _metadata(result, key):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    from vllm_digest.settings import load_settings
-
-    settings = load_settings({"VLLM_DIGEST_HOME": str(tmp_path_factory.mktemp("home")), "VLLM_DIGEST_CUTOFF": "11:39"})
+    settings = settings_at(tmp_path_factory.mktemp("home"))
     ranged = materialize(settings, *RANGE)
     single = materialize(settings, EMPTY_DAY)
     return settings, ranged, single

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import materialize, report_path
+from conftest import materialize, report_path, settings_at
 from html_helpers import Page, assert_links_sound, local_target
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -22,9 +22,7 @@ DAYS = ["2026-03-22", "2026-03-21", "2026-03-20"]
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    from vllm_digest.settings import load_settings
-
-    settings = load_settings({"VLLM_DIGEST_HOME": str(tmp_path_factory.mktemp("home")), "VLLM_DIGEST_CUTOFF": "11:39"})
+    settings = settings_at(tmp_path_factory.mktemp("home"))
     # two runs: the site of the second must still list the first run's days
     materialize(settings, "2026-03-20", "2026-03-21")
     materialize(settings, "2026-03-22")
@@ -60,6 +58,12 @@ def test_feed_is_atom(site):
             assert target.name.endswith(f".{link.get('hreflang')}.html")
     content = Page(first.find(f"{ATOM}content").text)
     assert content.hrefs()[0] == "https://github.com/vllm-project/vllm/issues/26897"
+
+
+def test_site_files_are_readable_by_a_web_server(site):
+    # atomic writes go through mkstemp, whose files are private unless we say otherwise
+    for path in (site.site_dir / "index.html", site.site_dir / "feed.xml", report_path(site, "2026-03-22", "zh.html")):
+        assert path.stat().st_mode & 0o777 == 0o644, path
 
 
 def test_feed_ids_stable_across_rebuilds(site):
