@@ -23,12 +23,13 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         backfill_policy=SINGLE_RUN,
         pool=WAREHOUSE_POOL,
         group_name="report",
-        kinds={"markdown", "jinja"},
+        kinds={"markdown", "html", "jinja"},
         description=(
             f"The daily development digest of {repo.full_name}: the header with the window and the "
             "five counts, the seven analysis sections and the appendix of the five lists, written "
-            f"to `reports/{repo.owner}/{repo.name}/<day>.<lang>.md` (languages: "
-            f"{', '.join(settings.languages)}) plus `<day>.json` with the counts and item numbers."
+            f"to `reports/{repo.owner}/{repo.name}/<day>.<lang>.md` and a self-contained "
+            "`<day>.<lang>.html` with charts of the last 30 days (languages: "
+            f"{', '.join(settings.languages)}), plus `<day>.json` with the counts and item numbers."
         ),
     )
     def daily_report(
