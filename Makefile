@@ -26,12 +26,17 @@ demo: install instance
 	$(PY) -m vllm_digest.demo
 
 # Browser tests drive Debian's chromium through Playwright (no browser download).
+# The fonts only make the saved screenshots legible (Chinese text, emoji headings).
+BROWSER_FONTS := fonts-wqy-microhei fonts-noto-color-emoji
 browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium $(BROWSER_FONTS) >/dev/null) \
 	      || echo "chromium could not be installed; browser tests will be skipped"; \
 	  else echo "chromium missing and not root; browser tests will be skipped"; fi; }
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! dpkg -s $(BROWSER_FONTS) >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_FONTS) >/dev/null) \
+	    || echo "screenshot fonts could not be installed; screenshots may show boxes for Chinese text"; fi
 
 test: install browser
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -17,40 +17,24 @@ text_hits AS (
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope IN ('focus', 'theme')
 ),
 items AS (
-    SELECT day, number, kind, title, author_login, labels,
-           list_transform(coalesce(labels, []), lambda l: lower(l)) AS labels_lc,
-           title_tags(title) AS tags
+    SELECT day, number, kind, title, author_login, labels
     FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
-item_tags AS (
-    SELECT day, number, unnest(tags) AS tag FROM items
-),
-item_labels AS (
-    SELECT day, number, unnest(labels_lc) AS label FROM items
-),
-paths AS (
-    SELECT DISTINCT day, pull_number AS number, lower(path) AS path
-    FROM stg_review_comments
-    WHERE repo = $repo AND day IN (SELECT day FROM days) AND path IS NOT NULL
+features AS (
+    SELECT * FROM mart_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 focus_hits AS (
-    SELECT t.day, t.number, r.owner_id AS focus_id, 1 AS priority, 'tag:' || r.value AS evidence
-    FROM item_tags AS t JOIN rules AS r ON r.day = t.day AND r.scope = 'focus' AND r.kind = 'tag' AND r.value = t.tag
-    UNION ALL
-    SELECT l.day, l.number, r.owner_id, 2, 'label:' || r.value
-    FROM item_labels AS l
-    JOIN rules AS r ON r.day = l.day AND r.scope = 'focus' AND r.kind = 'label' AND r.value = l.label
+    SELECT f.day, f.number, r.owner_id AS focus_id, CASE f.kind WHEN 'tag' THEN 1 WHEN 'label' THEN 2 ELSE 4 END
+               AS priority, f.kind || ':' || f.value AS evidence
+    FROM features AS f
+    JOIN rules AS r ON r.day = f.day AND r.scope = 'focus' AND r.kind = f.kind
+                   AND (r.value = f.value OR (f.kind = 'path' AND starts_with(f.value, r.value)))
     UNION ALL
     SELECT day, number, owner_id, CASE field WHEN 'title' THEN 3 WHEN 'body' THEN 5 ELSE 6 END,
            field || ':"' || matched || '"'
     FROM text_hits
     WHERE scope = 'focus' AND field IN ('title', 'body', 'author')
       AND rule_ord NOT IN (SELECT ord FROM rules WHERE kind = 'employee_author')
-    UNION ALL
-    SELECT p.day, p.number, r.owner_id, 4, 'path:' || p.path
-    FROM paths AS p
-    JOIN items AS i ON i.day = p.day AND i.number = p.number
-    JOIN rules AS r ON r.day = p.day AND r.scope = 'focus' AND r.kind = 'path' AND starts_with(p.path, r.value)
 ),
 members AS (
     SELECT day, number, focus_id,
@@ -59,17 +43,11 @@ members AS (
     FROM focus_hits GROUP BY day, number, focus_id
 ),
 theme_hits AS (
-    SELECT m.day, m.number, m.focus_id, r.owner_id AS theme_id, r.ord, 'tag:' || r.value AS evidence
+    SELECT m.day, m.number, m.focus_id, r.owner_id AS theme_id, r.ord, f.kind || ':' || f.value AS evidence
     FROM members AS m
-    JOIN item_tags AS t ON t.day = m.day AND t.number = m.number
+    JOIN features AS f ON f.day = m.day AND f.number = m.number AND f.kind IN ('tag', 'label')
     JOIN rules AS r ON r.day = m.day AND r.scope = 'theme' AND r.parent_id = m.focus_id
-                   AND r.kind = 'tag' AND r.value = t.tag
-    UNION ALL
-    SELECT m.day, m.number, m.focus_id, r.owner_id, r.ord, 'label:' || r.value
-    FROM members AS m
-    JOIN item_labels AS l ON l.day = m.day AND l.number = m.number
-    JOIN rules AS r ON r.day = m.day AND r.scope = 'theme' AND r.parent_id = m.focus_id
-                   AND r.kind = 'label' AND r.value = l.label
+                   AND r.kind = f.kind AND r.value = f.value
     UNION ALL
     SELECT m.day, m.number, m.focus_id, h.owner_id, h.rule_ord, 'title:"' || h.matched || '"'
     FROM members AS m

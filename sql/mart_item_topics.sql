@@ -20,37 +20,21 @@ topics AS (
     SELECT DISTINCT day, owner_id AS topic_id, name_zh, name_en, grp, risk, taxonomy_version FROM rules
 ),
 items AS (
-    SELECT day, number, kind,
-           list_transform(coalesce(labels, []), lambda l: lower(l)) AS labels_lc,
-           title_tags(title) AS tags
-    FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
+    SELECT day, number, kind FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
-item_tags AS (
-    SELECT day, number, unnest(tags) AS tag FROM items
-),
-item_labels AS (
-    SELECT day, number, unnest(labels_lc) AS label FROM items
-),
-paths AS (
-    SELECT DISTINCT day, pull_number AS number, lower(path) AS path
-    FROM stg_review_comments
-    WHERE repo = $repo AND day IN (SELECT day FROM days) AND path IS NOT NULL
+features AS (
+    SELECT * FROM mart_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 hits AS (
-    SELECT t.day, t.number, r.owner_id AS topic_id, 1 AS priority, 'tag:' || r.value AS evidence
-    FROM item_tags AS t JOIN rules AS r ON r.day = t.day AND r.kind = 'tag' AND r.value = t.tag
-    UNION ALL
-    SELECT l.day, l.number, r.owner_id, 2, 'label:' || r.value
-    FROM item_labels AS l JOIN rules AS r ON r.day = l.day AND r.kind = 'label' AND r.value = l.label
+    SELECT f.day, f.number, r.owner_id AS topic_id, CASE f.kind WHEN 'tag' THEN 1 WHEN 'label' THEN 2 ELSE 4 END
+               AS priority, f.kind || ':' || f.value AS evidence
+    FROM features AS f
+    JOIN rules AS r ON r.day = f.day AND r.kind = f.kind
+                   AND (r.value = f.value OR (f.kind = 'path' AND starts_with(f.value, r.value)))
     UNION ALL
     SELECT day, number, owner_id, CASE field WHEN 'title' THEN 3 ELSE 5 END, field || ':"' || matched || '"'
     FROM mart_text_hits
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope = 'topic' AND field IN ('title', 'body')
-    UNION ALL
-    SELECT p.day, p.number, r.owner_id, 4, 'path:' || p.path
-    FROM paths AS p
-    JOIN items AS i ON i.day = p.day AND i.number = p.number
-    JOIN rules AS r ON r.day = p.day AND r.kind = 'path' AND starts_with(p.path, r.value)
 ),
 direct AS (
     SELECT day, number, topic_id,

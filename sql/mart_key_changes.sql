@@ -18,29 +18,18 @@ WITH sets AS (
 ),
 items AS (
     SELECT i.*, s.set_names,
-           list_transform(regexp_extract_all(coalesce(i.title, ''), '\[([^\]]+)\]', 1), lambda t: lower(trim(t))) AS tags
+           title_tags(i.title) AS tags
     FROM core_items AS i JOIN sets AS s ON s.day = i.day AND s.number = i.number
     WHERE i.repo = $repo AND i.day IN (SELECT unnest(CAST($days AS DATE[]))) AND i.kind = 'pr'
 ),
 topics AS (
-    SELECT day, number,
-           list_sort(list(topic_id)) AS topics,
-           count(*) FILTER (WHERE topic_group <> 'process') AS substantive
-    FROM mart_item_topics WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
-    GROUP BY day, number
-),
-rising AS (
-    SELECT it.day, it.number, list_sort(list(it.topic_id)) AS rising_topics
-    FROM mart_item_topics AS it
-    JOIN mart_topic_daily AS td ON td.repo = it.repo AND td.day = it.day AND td.topic_id = it.topic_id
-    WHERE it.repo = $repo AND it.day IN (SELECT unnest(CAST($days AS DATE[]))) AND td.rising
-    GROUP BY it.day, it.number
+    SELECT * FROM mart_item_topic_sets WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
 ),
 parts AS (
     SELECT i.day, i.number, i.title, i.author_login, i.labels,
            CASE WHEN list_contains(i.set_names, 'merged_prs') THEN 'merged' ELSE 'opened' END AS change_status,
            coalesce(t.topics, CAST([] AS VARCHAR[])) AS topics,
-           coalesce(r.rising_topics, CAST([] AS VARCHAR[])) AS rising_topics,
+           coalesce(t.rising_topics, CAST([] AS VARCHAR[])) AS rising_topics,
            CAST(coalesce(i.additions, 0) + coalesce(i.deletions, 0) AS INTEGER) AS size_lines,
            i.additions IS NOT NULL OR i.deletions IS NOT NULL AS size_known,
            coalesce(i.draft, false) OR list_has_any(i.tags, ['draft', 'wip']) AS draft,
@@ -51,7 +40,7 @@ parts AS (
                                            'quantization', 'rfc'])
                 THEN 3.0 ELSE 0.0 END AS significance_points,
            1.0 * least(3, coalesce(t.substantive, 0)) AS breadth_points,
-           CASE WHEN r.rising_topics IS NOT NULL THEN 3.0 ELSE 0.0 END AS rising_points,
+           CASE WHEN len(coalesce(t.rising_topics, [])) > 0 THEN 3.0 ELSE 0.0 END AS rising_points,
            CASE WHEN i.additions IS NOT NULL OR i.deletions IS NOT NULL
                 THEN round(1.5 * ln(1 + coalesce(i.additions, 0) + coalesce(i.deletions, 0)), 3) ELSE 0.0 END
                AS size_points,
@@ -59,7 +48,6 @@ parts AS (
                + (CASE WHEN coalesce(t.substantive, 0) = 0 THEN -4.0 ELSE 0.0 END) AS penalty_points
     FROM items AS i
     LEFT JOIN topics AS t ON t.day = i.day AND t.number = i.number
-    LEFT JOIN rising AS r ON r.day = i.day AND r.number = i.number
     LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = i.day AND h.number = i.number
 )
 SELECT $repo AS repo, *,

@@ -13,7 +13,7 @@ WITH windows AS (
 ),
 items AS (
     SELECT i.*, w.window_end,
-           list_transform(regexp_extract_all(coalesce(i.title, ''), '\[([^\]]+)\]', 1), lambda t: lower(trim(t))) AS tags,
+           title_tags(i.title) AS tags,
            list_transform(coalesce(i.labels, []), lambda l: lower(l)) AS labels_lc
     FROM core_items AS i JOIN windows AS w ON w.day = i.day WHERE i.repo = $repo
 ),
@@ -25,17 +25,7 @@ cand AS (
     WHERE NOT list_contains(labels_lc, 'stale')
 ),
 topics AS (
-    SELECT day, number, list_sort(list(topic_id)) AS topics,
-           list_sort(list(topic_id) FILTER (WHERE topic_risk)) AS risk_topics
-    FROM mart_item_topics WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
-    GROUP BY day, number
-),
-rising AS (
-    SELECT it.day, it.number, list_sort(list(it.topic_id)) AS rising_topics
-    FROM mart_item_topics AS it
-    JOIN mart_topic_daily AS td ON td.repo = it.repo AND td.day = it.day AND td.topic_id = it.topic_id
-    WHERE it.repo = $repo AND it.day IN (SELECT unnest(CAST($days AS DATE[]))) AND td.rising
-    GROUP BY it.day, it.number
+    SELECT * FROM mart_item_topic_sets WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
 ),
 links AS (
     SELECT day, issue_number AS number, list_sort(list(DISTINCT pr_number)) AS linked_prs
@@ -46,7 +36,7 @@ parts AS (
     SELECT c.day, c.number, c.kind, c.title, c.author_login, c.labels, c.is_rfc, c.open_at_window_end,
            coalesce(t.topics, CAST([] AS VARCHAR[])) AS topics,
            coalesce(t.risk_topics, CAST([] AS VARCHAR[])) AS risk_topics,
-           coalesce(r.rising_topics, CAST([] AS VARCHAR[])) AS rising_topics,
+           coalesce(t.rising_topics, CAST([] AS VARCHAR[])) AS rising_topics,
            coalesce(l.linked_prs, CAST([] AS INTEGER[])) AS linked_prs,
            coalesce(h.hotness, 0) AS hotness,
            CASE WHEN c.is_rfc THEN 5.0 ELSE 0.0 END AS rfc_points,
@@ -55,10 +45,9 @@ parts AS (
                AS bug_points,
            CASE WHEN len(coalesce(t.risk_topics, [])) > 0 THEN 3.0 ELSE 0.0 END AS risk_points,
            CASE WHEN l.linked_prs IS NOT NULL THEN 2.0 ELSE 0.0 END AS link_points,
-           CASE WHEN r.rising_topics IS NOT NULL THEN 2.0 ELSE 0.0 END AS rising_points
+           CASE WHEN len(coalesce(t.rising_topics, [])) > 0 THEN 2.0 ELSE 0.0 END AS rising_points
     FROM cand AS c
     LEFT JOIN topics AS t ON t.day = c.day AND t.number = c.number
-    LEFT JOIN rising AS r ON r.day = c.day AND r.number = c.number
     LEFT JOIN links AS l ON l.day = c.day AND l.number = c.number
     LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = c.day AND h.number = c.number
     WHERE (c.kind = 'issue' AND c.open_at_window_end) OR c.is_rfc

@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS mart_item_links (
     issue_in_day BOOLEAN, pr_in_day BOOLEAN
 );
 
+-- mart_item_features: each item's matchable evidence (title tag, label, review-comment path).
+CREATE TABLE IF NOT EXISTS mart_item_features (
+    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR NOT NULL, value VARCHAR NOT NULL
+);
+
 -- mart_item_topics: every item of the day x every topic it matches, with the rule that matched.
 CREATE TABLE IF NOT EXISTS mart_item_topics (
     repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR,
@@ -104,4 +109,10 @@ CREATE TABLE IF NOT EXISTS mart_notable_issues (
     topics VARCHAR[], risk_topics VARCHAR[], rising_topics VARCHAR[], linked_prs INTEGER[],
     hotness DOUBLE, rfc_points DOUBLE, open_points DOUBLE, bug_points DOUBLE, risk_points DOUBLE,
     link_points DOUBLE, rising_points DOUBLE, notable_score DOUBLE, notable_rank INTEGER
+);
+
+-- mart_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.
+CREATE TABLE IF NOT EXISTS mart_item_topic_sets (
+    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, topics VARCHAR[], risk_topics VARCHAR[],
+    substantive INTEGER, rising_topics VARCHAR[]
 );

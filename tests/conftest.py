@@ -23,14 +23,17 @@ def sample_windows() -> list[dict]:
     return json.loads((SHIPPED_SAMPLE / "expected.json").read_text(encoding="utf-8"))
 
 
+def settings_at(home: Path, **env: str) -> Settings:
+    """Settings for a fresh data home at ``home`` (for module-scoped fixtures); keywords are environment variables."""
+    return load_settings({"VLLM_DIGEST_HOME": str(home), "VLLM_DIGEST_CUTOFF": "11:39", **env})
+
+
 @pytest.fixture
 def make_settings(tmp_path):
     """Settings for a fresh data home; keyword arguments are environment variables."""
 
     def _make(**env: str) -> Settings:
-        base = {"VLLM_DIGEST_HOME": str(tmp_path / "home"), "VLLM_DIGEST_CUTOFF": "11:39"}
-        base.update(env)
-        return load_settings(base)
+        return settings_at(tmp_path / "home", **env)
 
     return _make
 

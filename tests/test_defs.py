@@ -44,3 +44,13 @@ def test_analytics_group_reads_the_marts(make_settings):
     topics = graph.get(dg.AssetKey(["vllm_project", "vllm", "mart_item_topics"]))
     assert topics.group_name == "analytics"
     assert {k.path[-1] for k in topics.parent_keys} >= {"core_items"}
+
+
+def test_site_asset_follows_every_repos_report(make_settings):
+    graph = build_definitions(make_settings(VLLM_DIGEST_REPOS="vllm-project/vllm,sgl-project/sglang")).resolve_asset_graph()
+    site = graph.get(dg.AssetKey(["site"]))
+    assert site.group_name == "site" and site.partitions_def is None
+    assert set(site.parent_keys) == {
+        dg.AssetKey(["vllm_project", "vllm", "daily_report"]),
+        dg.AssetKey(["sgl_project", "sglang", "daily_report"]),
+    }

@@ -1,4 +1,4 @@
-"""`make demo`: materialize every sample day in one run and say where the reports are."""
+"""`make demo`: materialize every sample day (and the site) in one run and say where the reports are."""
 
 from __future__ import annotations
 
@@ -44,7 +44,11 @@ def main() -> int:
     for repo in settings.repos:
         folder = report_dir(settings, repo)
         print(f"Reports for {repo.full_name}: {folder}")
-        print(f"  e.g. {folder / (LAST_DAY + '.zh.md')}")
+        print(f"  e.g. {folder / (LAST_DAY + '.zh.md')} and {folder / (LAST_DAY + '.zh.html')}")
+    index = settings.site_dir / "index.html"
+    print(f"Site index: {index}")
+    print(f"  open it in a browser: {index.as_uri()}")
+    print(f"Atom feed: {settings.site_dir / 'feed.xml'}")
     print(f"Warehouse: {settings.warehouse_path}  (open with: duckdb {settings.warehouse_path})")
     print("Open the Dagster UI with: make dev   (then http://127.0.0.1:3000)")
     return 0

@@ -30,11 +30,13 @@ ANALYTICS_MODELS = (
     "mart_taxonomy_rules",
     "mart_text_hits",
     "mart_item_links",
+    "mart_item_features",
     "mart_item_topics",
     "mart_item_hotness",
     "mart_focus_items",
     "mart_activity_daily",
     "mart_topic_daily",
+    "mart_item_topic_sets",
     "mart_key_changes",
     "mart_notable_issues",
 )

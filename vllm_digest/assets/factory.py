@@ -7,6 +7,7 @@ import dagster as dg
 from vllm_digest.analytics.build import ANALYTICS_MODELS, build_analytics
 from vllm_digest.assets.ingest import build_raw_asset
 from vllm_digest.assets.report import build_report_asset
+from vllm_digest.assets.site import build_site_asset
 from vllm_digest.assets.warehouse import build_layer_asset
 from vllm_digest.partitions import daily_partitions
 from vllm_digest.settings import RepoRef, Settings
@@ -36,4 +37,5 @@ def build_repo_assets(repo: RepoRef, settings: Settings, partitions_def=None) ->
 
 def build_all_assets(settings: Settings) -> list[dg.AssetsDefinition]:
     partitions_def = daily_partitions(settings)
-    return [a for repo in settings.repos for a in build_repo_assets(repo, settings, partitions_def)]
+    per_repo = [a for repo in settings.repos for a in build_repo_assets(repo, settings, partitions_def)]
+    return [*per_repo, build_site_asset(settings)]

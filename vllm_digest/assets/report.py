@@ -25,12 +25,13 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         backfill_policy=SINGLE_RUN,
         pool=WAREHOUSE_POOL,
         group_name="report",
-        kinds={"markdown", "jinja"},
+        kinds={"markdown", "html", "jinja"},
         description=(
             f"The daily development digest of {repo.full_name}: the header with the window and the "
             "five counts, the seven analysis sections and the appendix of the five lists, written "
-            f"to `reports/{repo.owner}/{repo.name}/<day>.<lang>.md` (languages: "
-            f"{', '.join(settings.languages)}) plus `<day>.json` with the counts and item numbers. "
+            f"to `reports/{repo.owner}/{repo.name}/<day>.<lang>.md` and a self-contained "
+            "`<day>.<lang>.html` with charts of the last 30 days (languages: "
+            f"{', '.join(settings.languages)}), plus `<day>.json` with the counts and item numbers. "
             "With the optional `narrative` resource pointed at an LLM, each analysis section's body is "
             "the model's text wherever every item and figure in it is in that section's data, else the "
             "deterministic text; responses are cached in the warehouse."

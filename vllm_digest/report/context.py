@@ -13,6 +13,7 @@ import duckdb
 
 from vllm_digest.partitions import DayWindow, utc_offset_label
 from vllm_digest.report import insights
+from vllm_digest.report.charts import build_charts
 from vllm_digest.report.facts import attach_facts
 from vllm_digest.report.insights import rows
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
@@ -116,11 +117,15 @@ def build_report_context(
     ctx["sections"] = build_sections(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
     attach_facts(ctx["sections"], ctx, data, settings.languages)
     ctx["count_history"] = data["count_history"]
+    ctx["charts"] = build_charts(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
     return ctx
 
 
 def summary_json(context: dict) -> str:
-    """``<day>.json``: the window, the five counts and the five lists' numbers."""
+    """``<day>.json``: the window, the five counts and the five lists' numbers, plus the
+    summary paragraph and the hottest items that the site's feed shows."""
+    sections = context.get("sections", {})
+    hot = sections.get("discussions", {}).get("doc_en", {}).get("groups", [])
     doc = {
         "repo": context["repo"],
         "day": context["day"],
@@ -128,5 +133,9 @@ def summary_json(context: dict) -> str:
         "counts": context["counts"],
         "lists": {k: [i["number"] for i in v] for k, v in context["lists"].items()},
         "fetch": context["fetch"],
+        "summary": {k.removeprefix("doc_"): v["lead"] for k, v in sections.get("summary", {}).items() if k.startswith("doc_")},
+        "hot": [{"number": e["number"], "kind": e["kind"], "title": e["title"]} for g in hot for e in g["entries"]],
     }
-    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+    text = json.dumps(doc, ensure_ascii=False, indent=2)
+    # titles travel in it: escaped like this, the file stays inert even when pasted into HTML
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"

@@ -31,6 +31,7 @@ def item_state(item: dict) -> str:
 def _entry(item: dict, url_for, meta: str, lang: str, quotes=None, gist: str | None = None) -> dict:
     return {
         "number": item["number"],
+        "kind": item["kind"],
         "ref": f"{KIND.get(item['kind'], 'Issue')} #{item['number']}",
         "url": url_for(item["kind"], item["number"]),
         "title": plain_inline(item["title"], 200),
@@ -176,7 +177,8 @@ def _discussions(ctx, data, lang, url_for) -> dict:
     return _doc(lead, [{"heading": "", "entries": entries}])
 
 
-def _arrow(t: dict) -> str:
+def trend_arrow(t: dict) -> str:
+    """↑ rising, ↓ below its trailing mean, → otherwise (or when the baseline is too short to say)."""
     if t["rising"]:
         return "↑"
     if not t["baseline_incomplete"] and t["ratio"] is not None and t["ratio"] < 1:
@@ -196,8 +198,8 @@ def _topics(ctx, data, lang, url_for) -> dict:
         elif t["ratio"] is not None:
             note = f"（前 7 日均值的 {t['ratio']:.2f} 倍）" if lang == "zh" else f" ({t['ratio']:.2f}× the trailing 7-day mean)"
         name = t["name"][lang] or t["topic"]
-        heading = (f"{name} {_arrow(t)} {t['count']} 项{note}" if lang == "zh"
-                   else f"{name} {_arrow(t)} {t['count']} items{note}")
+        heading = (f"{name} {trend_arrow(t)} {t['count']} 项{note}" if lang == "zh"
+                   else f"{name} {trend_arrow(t)} {t['count']} items{note}")
         groups.append({"heading": heading, "entries": [_entry(i, url_for, "", lang, gist="") for i in items]})
     lead = "按条目数排列的今日话题，箭头为相对前 7 日的趋势：" if lang == "zh" else "Today's topics by item count; arrows compare with the trailing 7 days:"
     return _doc(lead, groups)
@@ -237,7 +239,8 @@ def _activity(ctx, data, lang) -> dict:
         {"number": None, "ref": "", "url": None, "title": plain_inline(f"{k}: {v}", 200), "gist": "", "meta": "", "quotes": []}
         for k, v in a["extra"]
     ]
-    return _doc(text, [{"heading": "", "entries": entries}] if entries else [])
+    # "compact": a list of short facts, which the HTML page lays out in columns
+    return _doc(text, [{"heading": "", "entries": entries, "compact": True}] if entries else [])
 
 
 def _notable(ctx, data, lang, url_for) -> dict:
@@ -291,4 +294,4 @@ def build_sections(context: dict, data: dict, url_for) -> dict:
     return out
 
 
-__all__ = ["build_sections", "doc_markdown"]
+__all__ = ["build_sections", "doc_markdown", "trend_arrow"]

@@ -1,0 +1,117 @@
+"""The HTML report: the same context as the Markdown, self-contained, linked to
+GitHub only through our own item URLs, with non-empty charts; and the report
+and site materializations carry the paths and counts as metadata."""
+
+import json
+import re
+
+import dagster as dg
+import pytest
+
+from conftest import materialize, report_path, settings_at
+from html_helpers import ITEM_LINK, Page, assert_links_sound
+
+RANGE = ("2026-03-20", "2026-03-22")
+EMPTY_DAY = "2026-06-01"  # after the sample's coverage: every list and mart is empty
+REPORT_KEY = dg.AssetKey(["vllm_project", "vllm", "daily_report"])
+
+
+def _metadata(result, key):
+    events = [e for e in result.get_asset_materialization_events() if e.asset_key == key]
+    return [e.materialization for e in events]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    settings = settings_at(tmp_path_factory.mktemp("home"))
+    ranged = materialize(settings, *RANGE)
+    single = materialize(settings, EMPTY_DAY)
+    return settings, ranged, single
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_html_links_the_items_the_markdown_links(built, lang):
+    settings, _, _ = built
+    md = report_path(settings, "2026-03-22", f"{lang}.md").read_text(encoding="utf-8")
+    page = assert_links_sound(report_path(settings, "2026-03-22", f"{lang}.html"))
+    item_links = page.hrefs("item")
+    assert all(ITEM_LINK.match(h) for h in item_links)
+    # one context feeds both formats: the same GitHub pages, every appendix item among them
+    assert set(item_links) == set(re.findall(r"\]\((https://github\.com/[^)]+)\)", md))
+    summary = json.loads(report_path(settings, "2026-03-22", "json").read_text(encoding="utf-8"))
+    listed = {n for numbers in summary["lists"].values() for n in numbers}
+    assert len(listed) == 95 and listed <= {int(h.rsplit("/", 1)[1]) for h in item_links}
+    assert "https://github.com/vllm-project/vllm/issues/37839" in item_links
+    assert "https://github.com/vllm-project/vllm/pull/36131" in item_links
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_html_is_self_contained_and_fits_a_phone(built, lang):
+    settings, _, _ = built
+    text = report_path(settings, "2026-03-22", f"{lang}.html").read_text(encoding="utf-8")
+    page = Page(text)
+    assert page.count("script") == 0 and page.count("img") == 0 and page.count("iframe") == 0
+    assert not [a for t, a in page.tags if t == "link"], "no stylesheet or other linked resource"
+    assert "url(" not in text and "@import" not in text
+    assert not [v for v in page.attribute_values() if v.startswith(("http://", "//"))]
+    assert ("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}) in page.tags
+    assert "max-width:840px" in text
+    headings = {"zh": "每日开发状态摘要", "en": "Daily summary"}
+    assert f"📊 {headings[lang]}" in text
+
+
+def test_charts_hold_the_trailing_days(built):
+    settings, _, _ = built
+    text = report_path(settings, "2026-03-22", "en.html").read_text(encoding="utf-8")
+    counts = text.split('id="chart-counts"', 1)[1].split("</figure>", 1)[0]
+    # five strips, three days of bars each (the warehouse holds 03-20 ... 03-22), tooltips by day
+    assert Page(counts).count("svg") == 5
+    assert counts.count("<title>2026-03-22: ") == 5 and counts.count("<title>2026-03-20: ") == 5
+    assert "<title>2026-03-22: 48</title>" in counts  # new PRs of the day
+    topics = text.split('id="chart-topics"', 1)[1].split("</figure>", 1)[0]
+    assert Page(topics).count("polyline") == 5
+    assert all(len(p.split()) == 3 for p in re.findall(r'<polyline points="([^"]+)"', topics))
+    hotness = text.split('id="chart-hotness"', 1)[1].split("</figure>", 1)[0]
+    assert Page(hotness).hrefs("item")[:3] == [
+        "https://github.com/vllm-project/vllm/issues/26897",
+        "https://github.com/vllm-project/vllm/issues/36155",
+        "https://github.com/vllm-project/vllm/issues/29138",
+    ]
+    assert Page(hotness).count("rect") > 5
+
+
+def test_empty_day_charts_say_no_data(built):
+    settings, _, _ = built
+    text = report_path(settings, EMPTY_DAY, "en.html").read_text(encoding="utf-8")
+    assert "No topic data for this window." in text
+    assert "No hotness data for this window." in text
+    # the day itself has counts (all zero), so the counts chart is drawn
+    assert "No daily counts yet." not in text and f"<title>{EMPTY_DAY}: 0</title>" in text
+    zh = report_path(settings, EMPTY_DAY, "zh.html").read_text(encoding="utf-8")
+    assert "本周期没有话题数据。" in zh and "⚠️ 数据不完整" in zh
+
+
+def test_report_metadata_has_paths_counts_and_single_day_preview(built):
+    settings, ranged, single = built
+    days = _metadata(ranged, REPORT_KEY)
+    assert [m.partition for m in days] == ["2026-03-20", "2026-03-21", "2026-03-22"]
+    meta = days[-1].metadata
+    for name in ("zh_md", "en_md", "zh_html", "en_html", "json"):
+        assert f"path_{name}" in meta
+    assert meta["path_zh_html"].value == str(report_path(settings, "2026-03-22", "zh.html"))
+    assert meta["new_prs"].value == 48
+    assert "preview" not in meta, "a range run must not copy one day's preview onto every day"
+    one = _metadata(single, REPORT_KEY)[0].metadata
+    assert one["preview"].value.startswith("# vLLM 开发动态报告 - 2026-06-01")
+    assert one["path_en_html"].value.endswith(f"{EMPTY_DAY}.en.html")
+
+
+def test_site_metadata_counts_every_day_on_disk(built):
+    settings, ranged, single = built
+    site_ranged = _metadata(ranged, dg.AssetKey(["site"]))[0].metadata
+    assert site_ranged["days"].value == 3 and site_ranged["repos"].value == 1
+    site = _metadata(single, dg.AssetKey(["site"]))[0].metadata
+    # the second run rendered one day, but the site lists all four on disk
+    assert site["days"].value == 4 and site["newest_day"].value == EMPTY_DAY
+    assert site["path_index"].value == str(settings.site_dir / "index.html")
+    assert site["path_feed"].value == str(settings.site_dir / "feed.xml")

@@ -1,0 +1,1 @@
+"""The site: an index page and an Atom feed over every report on disk."""

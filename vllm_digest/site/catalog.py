@@ -1,0 +1,133 @@
+"""Read what the site lists from the reports on disk: each ``<day>.json`` and
+the HTML pages beside it.
+
+The site is rebuilt from these files, not from the warehouse, so it lists every
+day ever rendered. Each file is checked; a malformed one stops the build with
+its path and the bad value, before anything is written.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+from vllm_digest.report.context import SET_NAMES
+from vllm_digest.report.markdown_safe import plain_inline
+from vllm_digest.report.render import LANGUAGE_NAMES, report_dir
+from vllm_digest.settings import RepoRef, Settings
+
+_DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
+KINDS = ("issue", "pr")
+
+
+class SiteInputError(ValueError):
+    """A report file on disk is not what the report asset writes."""
+
+
+@dataclasses.dataclass(frozen=True)
+class HotItem:
+    number: int
+    kind: str
+    title: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportDay:
+    repo: RepoRef
+    day: str
+    start: dt.datetime
+    end: dt.datetime
+    counts: dict[str, int]
+    complete: bool
+    summary: dict[str, str]
+    hot: tuple[HotItem, ...]
+    # language -> the HTML page, for the languages whose page exists
+    pages: dict[str, Path]
+
+
+def _fail(path: Path, what: str, value) -> SiteInputError:
+    return SiteInputError(f"{path}: {what} (found {value!r:.200})")
+
+
+def _moment(path: Path, doc: dict, key: str) -> dt.datetime:
+    value = (doc.get("window") or {}).get(key)
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise _fail(path, f"window.{key} is not an ISO 8601 time", value) from None
+    if moment.tzinfo is None:
+        raise _fail(path, f"window.{key} has no UTC offset", value)
+    return moment
+
+
+def _counts(path: Path, doc: dict) -> dict[str, int]:
+    counts = doc.get("counts")
+    if not isinstance(counts, dict):
+        raise _fail(path, "counts is not an object", counts)
+    for name in SET_NAMES:
+        value = counts.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise _fail(path, f"counts.{name} is not a count", value)
+    return {name: counts[name] for name in SET_NAMES}
+
+
+def _hot(path: Path, doc: dict) -> tuple[HotItem, ...]:
+    found = doc.get("hot", [])
+    if not isinstance(found, list):
+        raise _fail(path, "hot is not a list", found)
+    out = []
+    for entry in found:
+        number = entry.get("number") if isinstance(entry, dict) else None
+        if isinstance(number, bool) or not isinstance(number, int) or number <= 0 or entry.get("kind") not in KINDS:
+            raise _fail(path, "hot holds an entry without a number and kind", entry)
+        out.append(HotItem(number, entry["kind"], plain_inline(str(entry.get("title") or ""), 200)))
+    return tuple(out)
+
+
+def read_day(path: Path, repo: RepoRef) -> ReportDay:
+    """One ``<day>.json``, checked against its name and repo."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SiteInputError(f"{path}: not a readable JSON day summary: {exc}") from None
+    if not isinstance(doc, dict):
+        raise _fail(path, "not a JSON object", type(doc).__name__)
+    day = path.name.removesuffix(".json")
+    if doc.get("day") != day:
+        raise _fail(path, f"day does not match the file name {day}", doc.get("day"))
+    if doc.get("repo") != repo.full_name:
+        raise _fail(path, f"repo is not {repo.full_name}", doc.get("repo"))
+    summary = doc.get("summary") or {}
+    if not isinstance(summary, dict):
+        raise _fail(path, "summary is not an object", summary)
+    pages = {
+        lang: page for lang in LANGUAGE_NAMES if (page := path.with_name(f"{day}.{lang}.html")).is_file()
+    }
+    return ReportDay(
+        repo=repo,
+        day=day,
+        start=_moment(path, doc, "start"),
+        end=_moment(path, doc, "end"),
+        counts=_counts(path, doc),
+        complete=bool((doc.get("fetch") or {}).get("complete", True)),
+        summary={lang: plain_inline(str(text), 2000) for lang, text in summary.items() if lang in LANGUAGE_NAMES},
+        hot=_hot(path, doc),
+        pages=pages,
+    )
+
+
+def repo_days(settings: Settings, repo: RepoRef) -> list[ReportDay]:
+    """Every rendered day of one repository, newest first."""
+    folder = report_dir(settings, repo)
+    if not folder.is_dir():
+        return []
+    files = sorted((p for p in folder.iterdir() if _DAY_FILE.match(p.name)), reverse=True)
+    return [read_day(p, repo) for p in files]
+
+
+def catalog(settings: Settings) -> dict[RepoRef, list[ReportDay]]:
+    """Every configured repository's rendered days, in configuration order."""
+    return {repo: repo_days(settings, repo) for repo in settings.repos}

@@ -1,0 +1,97 @@
+"""The Atom 1.0 feed (RFC 4287): one entry per repository and day.
+
+Ids are ``urn:uuid:`` name-based UUIDs (RFC 4122 version 5) of the repository's
+GitHub page and the day, so an entry keeps its id across rebuilds and machines.
+``updated`` is the end of the day's window: a rebuild of the same inputs gives
+the same bytes, and no wall-clock time enters the feed.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+import xml.etree.ElementTree as ET
+
+from vllm_digest.report.context import item_url
+from vllm_digest.report.render import LANGUAGE_NAMES, relative_href, render_html_template
+from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.site.catalog import ReportDay
+
+ATOM = "http://www.w3.org/2005/Atom"
+XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+# characters XML 1.0 cannot carry at all, not even escaped
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    return _NOT_XML.sub("", text)
+
+
+def _sub(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
+    node = ET.SubElement(parent, tag, attrs)
+    if text is not None:
+        node.text = xml_text(text)
+    return node
+
+
+def feed_id(settings: Settings) -> str:
+    names = "+".join(r.full_name for r in settings.repos)
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"{settings.github_web_url}/{names}#vllm-digest").urn
+
+
+def entry_id(settings: Settings, repo: RepoRef, day: str) -> str:
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"{settings.github_web_url}/{repo.full_name}#vllm-digest/{day}").urn
+
+
+def rfc3339(day: ReportDay) -> str:
+    return day.end.isoformat(timespec="seconds")
+
+
+def entry_title(settings: Settings, day: ReportDay) -> str:
+    c = day.counts
+    return (
+        f"{settings.display_name(day.repo)} {day.day}: {c['new_issues']} new issues, {c['closed_issues']} closed, "
+        f"{c['new_prs']} new PRs, {c['merged_prs']} merged, {c['closed_unmerged_prs']} closed without merge"
+        + ("" if day.complete else " (incomplete data)")
+    )
+
+
+def entry_content(settings: Settings, day: ReportDay) -> str:
+    """The entry body as HTML (Atom ``type="html"``): the summaries and the hottest items."""
+    hot = [
+        {"url": item_url(settings, day.repo, h.kind, h.number), "ref": f"#{h.number}", "title": h.title}
+        for h in day.hot
+    ]
+    summaries = [{"lang": lang, "text": day.summary[lang]} for lang in LANGUAGE_NAMES if lang in day.summary]
+    return render_html_template("feed_entry.html.j2", summaries=summaries, hot=hot)
+
+
+def atom_feed(settings: Settings, days: list[ReportDay]) -> str:
+    """The feed over ``days`` (any order; written newest first)."""
+    days = sorted(days, key=lambda d: (d.end, d.repo.full_name), reverse=True)
+    names = ", ".join(settings.display_name(r) for r in settings.repos)
+    root = ET.Element("feed", {"xmlns": ATOM, XML_LANG: "en"})
+    _sub(root, "id", feed_id(settings))
+    _sub(root, "title", f"{names} development digest")
+    _sub(root, "subtitle", "Daily digests of GitHub activity, built by vllm-digest")
+    # an empty feed still needs a stable updated: the first day the settings cover
+    _sub(root, "updated", rfc3339(days[0]) if days else f"{settings.start_date.isoformat()}T00:00:00Z")
+    _sub(root, "link", rel="self", type="application/atom+xml", href="feed.xml")
+    _sub(root, "link", rel="alternate", type="text/html", href="index.html")
+    author = _sub(root, "author")
+    _sub(author, "name", "vllm-digest")
+    _sub(root, "generator", "vllm-digest")
+    for day in days:
+        entry = _sub(root, "entry")
+        _sub(entry, "id", entry_id(settings, day.repo, day.day))
+        _sub(entry, "title", entry_title(settings, day))
+        _sub(entry, "updated", rfc3339(day))
+        _sub(entry, "published", rfc3339(day))
+        for lang, page in day.pages.items():
+            _sub(entry, "link", rel="alternate", type="text/html", hreflang=lang,
+                 href=relative_href(page, settings.site_dir))
+        _sub(entry, "summary", day.summary.get("en") or next(iter(day.summary.values()), entry_title(settings, day)),
+             type="text")
+        _sub(entry, "content", entry_content(settings, day), type="html")
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
