@@ -22,7 +22,7 @@ from vllm_digest.narrative.prompts import data_fence
 from vllm_digest.partitions import windows_for_keys
 from vllm_digest.report.context import build_report_context
 from vllm_digest.report.markdown_safe import md_block
-from vllm_digest.report.render import render_markdown
+from vllm_digest.report.render import page_links, render_html, render_markdown
 from vllm_digest.settings import Settings, load_settings
 from vllm_digest.warehouse.resource import WarehouseResource
 
@@ -92,7 +92,17 @@ def report_metadata(result) -> dict:
 
 
 def reports(settings: Settings) -> dict[str, str]:
-    return {lang: report_path(settings, DAY, f"{lang}.md").read_text(encoding="utf-8") for lang in settings.languages}
+    """``{"zh": markdown, "zh.html": html, ...}`` of the day."""
+    return {
+        name: report_path(settings, DAY, suffix).read_text(encoding="utf-8")
+        for lang in settings.languages
+        for name, suffix in ((lang, f"{lang}.md"), (f"{lang}.html", f"{lang}.html"))
+    }
+
+
+def html_section(html: str, section: str) -> str:
+    anchor = {"key_changes": "key-changes"}.get(section, section)
+    return html.split(f'<section class="card" id="{anchor}">', 1)[1].split("</section>", 1)[0]
 
 
 def section_body(text: str, lang: str, section: str) -> str:
@@ -161,6 +171,15 @@ def test_replies_land_under_their_headings(good):
     ]
 
 
+def test_replies_land_in_the_html_escaped(good):
+    for lang in ("zh", "en"):
+        html = good.runs[0].files[f"{lang}.html"]
+        for section in SECTION_IDS:
+            part = html_section(html, section)
+            assert '<div class="narrative">' in part and SIGNATURE[lang] in part, (lang, section)
+        assert html.count('<div class="narrative">') == 7
+
+
 def test_header_and_appendix_stay_deterministic(good):
     det = deterministic_context(good.settings)
     for lang in ("zh", "en"):
@@ -220,6 +239,8 @@ INVENTED_REF = "1.  **PR #99999**\n    *   **技术解读**：新的调度器。
 INVENTED_COUNT = "1.  **PR #37779**\n    *   **技术解读**：改动涉及 987654 个文件。\n    *   **影响**：更快。"
 NO_CONCLUSION = "1.  **Issue #26897**\n    *   **核心议题**：工具调用失败。\n    *   **观点与争议**：并行方式有影响。"
 NO_SUMMARY_LINE = "AMD 相关：#37781。"
+# grounded, and text the validator has no reason to refuse, but markup-like in HTML
+ANGLE_BRACKETS = "1.  **解析器**：`<tool_call>` 与 <tool_call> & <parameter=x> 的解析，见 #37843。"
 
 
 @pytest.fixture(scope="module")
@@ -230,11 +251,13 @@ def faulty(tmp_path_factory, instance, captured_logs, key_in_environment):
     writer.script("notable", "zh", Reply("1.  **Issue #36155**", delay=5.0))
     writer.script("discussions", "zh", NO_CONCLUSION)  # the repair is a grounded reply
     writer.script("focus", "zh", NO_SUMMARY_LINE, NO_SUMMARY_LINE)
+    writer.script("topics", "zh", ANGLE_BRACKETS)
     with OpenAIEmulator(responder=writer) as emulator:
         settings = llm_settings(tmp_path_factory.mktemp("faulty"), emulator.base_url, VLLM_DIGEST_LANGUAGES="zh")
         result = materialize(settings, DAY, instance=instance.instance)
-        yield SimpleNamespace(settings=settings, meta=report_metadata(result), text=reports(settings)["zh"],
-                              requests=list(emulator.requests), writer=writer)
+        files = reports(settings)
+        yield SimpleNamespace(settings=settings, meta=report_metadata(result), text=files["zh"],
+                              html=files["zh.html"], requests=list(emulator.requests), writer=writer)
 
 
 def _requests_for(run, section):
@@ -277,6 +300,17 @@ def test_zh_section_shapes_are_enforced(faulty):
     }
     det = deterministic_context(faulty.settings)["sections"]["focus"]["zh"]
     assert section_body(faulty.text, "zh", "focus") == det.strip()
+
+
+def test_llm_text_is_inert_in_html_and_markdown(faulty):
+    part = html_section(faulty.html, "topics")
+    assert '<div class="narrative">' in part
+    assert "<code>&lt;tool_call&gt;</code>" in part and "&lt;parameter=x&gt;" in part and "&amp;" in part
+    assert "<tool_call>" not in faulty.html and "<parameter" not in faulty.html
+    assert section_body(faulty.text, "zh", "topics") == md_block(ANGLE_BRACKETS)
+    # the sections that fell back print their deterministic doc in HTML too
+    assert faulty.html.count('<div class="narrative">') == 3
+    assert '<div class="narrative">' not in html_section(faulty.html, "key_changes")
 
 
 def test_faulty_run_metadata_and_cache(faulty):
@@ -371,6 +405,9 @@ def test_off_is_exactly_the_deterministic_report(off):
     det = deterministic_context(off.settings)
     for lang in ("zh", "en"):
         assert off.files[lang] == render_markdown(det, lang)
+        links = page_links(off.settings, off.settings.repos[0], DAY, lang)
+        assert off.files[f"{lang}.html"] == render_html(det, lang, links)
+        assert '<div class="narrative">' not in off.files[f"{lang}.html"]
     assert (off.meta["narrative_provider"], off.meta["narrative_calls"]) == ("off", 0)
     assert off.meta["narrative_sections"] == {} and off.meta["narrative_fallbacks"] == {}
     assert cache_rows(off.settings) == []
