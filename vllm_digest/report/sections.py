@@ -221,23 +221,59 @@ def _key_changes(ctx, data, lang, url_for) -> dict:
     return _doc(lead, [{"heading": "", "entries": entries}])
 
 
+def _hours(x) -> str:
+    return "—" if x is None else f"{float(x):.1f} h"
+
+
+# mart_activity_daily columns shown under the activity paragraph: (column, zh label, en label, format);
+# the rest of the row is kept for the narrative's facts pack, not printed
+ACTIVITY_FACTS = (
+    ("contributors", "非机器人参与者", "non-bot participants", str),
+    ("issue_authors", "Issue 作者", "issue authors", str),
+    ("pr_authors", "PR 作者", "PR authors", str),
+    ("median_hours_to_merge", "合并耗时中位数", "median time to merge", _hours),
+    ("p90_hours_to_merge", "合并耗时 P90", "p90 time to merge", _hours),
+    ("first_time_contributors", "首次贡献者", "first-time contributors", str),
+    ("opened_unanswered", "新条目中尚无人回应", "new items without a response", str),
+    ("median_hours_to_first_response", "首次回应耗时中位数", "median time to first response", _hours),
+    ("stale_closures", "带 stale 标签的关闭（含 PR）", "closings of stale-labelled items (issues and PRs)", str),
+    ("stale_closures_by_bot", "其中由机器人关闭", "of them closed by a bot", str),
+    ("bot_events", "机器人事件", "bot events", str),
+)
+
+
+def _activity_facts(daily: dict, lang: str) -> list[str]:
+    facts = []
+    for column, zh, en, fmt in ACTIVITY_FACTS:
+        if daily.get(column) is not None:
+            facts.append(f"{zh if lang == 'zh' else en}: {fmt(daily[column])}")
+    return facts
+
+
 def _activity(ctx, data, lang) -> dict:
     a = data["activity"]
+    daily = dict(a["extra"])
+    # a source without comment threads (the embedded sample) must not read as "nobody commented"
+    threads = daily.get("response_basis") != "no comment data"
     top_zh = "、".join(f"{plain_inline(n, 80)}（{k}）" for n, k in a["top_authors"])
     top_en = ", ".join(f"{plain_inline(n, 80)} ({k})" for n, k in a["top_authors"])
     if lang == "zh":
+        talk = (f"窗口内有 {a['comments']} 条评论、{a['reviews']} 次评审" if threads
+                else "本数据源不含评论与评审数据")
         text = (f"{a['pr_authors']} 位作者提交了 {ctx['counts']['new_prs']} 个新 PR"
                 + (f"，最活跃的是 {top_zh}" if top_zh else "") + "；"
                 f"合并率 {_pct(a['merge_rate'])}；关闭的 {ctx['counts']['closed_issues']} 个 Issue 中有 {a['stale_closed']} 个带 stale 标签；"
-                f"窗口内有 {a['comments']} 条评论、{a['reviews']} 次评审，共 {a['humans']} 位非机器人参与者。")
+                f"{talk}，共 {a['humans']} 位非机器人参与者。")
     else:
+        talk = (f"{a['comments']} comments and {a['reviews']} reviews in the window" if threads
+                else "this source holds no comments or reviews")
         text = (f"{a['pr_authors']} authors opened {ctx['counts']['new_prs']} new PRs"
                 + (f", most of them {top_en}" if top_en else "") + "; "
                 f"merge rate {_pct(a['merge_rate'])}; {a['stale_closed']} of {ctx['counts']['closed_issues']} closed issues carried the stale label; "
-                f"{a['comments']} comments and {a['reviews']} reviews in the window by {a['humans']} non-bot people.")
+                f"{talk}; {a['humans']} non-bot people took part.")
     entries = [
-        {"number": None, "ref": "", "url": None, "title": plain_inline(f"{k}: {v}", 200), "gist": "", "meta": "", "quotes": []}
-        for k, v in a["extra"]
+        {"number": None, "ref": "", "url": None, "title": fact, "gist": "", "meta": "", "quotes": []}
+        for fact in _activity_facts(daily, lang)
     ]
     # "compact": a list of short facts, which the HTML page lays out in columns
     return _doc(text, [{"heading": "", "entries": entries, "compact": True}] if entries else [])
