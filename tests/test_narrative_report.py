@@ -21,6 +21,7 @@ from vllm_digest.narrative import SECTION_IDS
 from vllm_digest.narrative.prompts import data_fence
 from vllm_digest.partitions import windows_for_keys
 from vllm_digest.report.context import build_report_context
+from vllm_digest.report.facts import NO_THREADS_NOTE
 from vllm_digest.report.markdown_safe import md_block
 from vllm_digest.report.render import page_links, render_html, render_markdown
 from vllm_digest.settings import Settings, load_settings
@@ -169,6 +170,16 @@ def test_replies_land_under_their_headings(good):
     assert [i["number"] for i in facts["items"]] == [
         e["number"] for e in deterministic_context(good.settings)["sections"]["key_changes"]["doc_zh"]["groups"][0]["entries"]
     ]
+
+
+def test_a_source_without_comment_threads_says_so_rather_than_zero(good):
+    packs = {parse_request(r.body)[:2]: parse_request(r.body)[2] for r in good.runs[0].requests}
+    activity, discussions = packs[("activity", "zh")], packs[("discussions", "zh")]
+    assert activity["notes"] == [NO_THREADS_NOTE] == discussions["notes"]
+    assert "comments" not in activity["counts"] and "reviews" not in activity["metrics"]
+    assert activity["counts"]["new_prs"] == 48
+    assert [i["comments"] for i in discussions["items"]] == [10, 7, 7]  # the items' own totals stay
+    assert not any("participants" in i or "comment_excerpts" in i for i in discussions["items"])
 
 
 def test_replies_land_in_the_html_escaped(good):

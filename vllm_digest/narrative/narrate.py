@@ -15,7 +15,8 @@ A facts pack is plain JSON-able data, the same shape for every section:
                 "related": [int]}]}          # related: numbers the item itself links to, citable as #N
      "topics": [{"name": str, "items": int, "ratio": float, "rising": bool,
                  "numbers": [int]}],        # optional: summary, topics
-     "top_authors": [{"author": str, "prs": int}]}   # optional: activity
+     "top_authors": [{"author": str, "prs": int}],   # optional: activity
+     "notes": [str]}                       # optional: what the data cannot say (no comment threads)
 Only "number" is required per item; every number anywhere in the pack may be cited.
 The cache is a store from ``narrative.cache``, or a writable connection from
 WarehouseResource.connect() (which creates ``narrative_cache``) that is then held

@@ -14,7 +14,7 @@ import re
 
 from vllm_digest.report.gist import first_sentence
 from vllm_digest.report.markdown_safe import plain_inline
-from vllm_digest.report.sections import focus_tally, item_state, thread_voices
+from vllm_digest.report.sections import focus_tally, has_comment_threads, item_state, thread_voices
 
 _REF = re.compile(r"#(\d+)\b")
 SUMMARY_TOPICS = 3
@@ -104,13 +104,19 @@ def focus_facts(ctx: dict, data: dict, lang: str) -> dict:
     )
 
 
+# what a source without comment threads cannot know; left out rather than stated as 0
+_THREAD_FIGURES = ("comments", "reviews", "commenters", "reviewers", "bot_comments")
+NO_THREADS_NOTE = "this source holds no comment threads or reviews; comments is the item's total count"
+
+
 def discussions_facts(ctx: dict, data: dict, lang: str) -> dict:
+    threads = has_comment_threads(data)
     items = []
     for i in data["hot"]:
         people, quotes = thread_voices(data, i["number"])
-        items.append(_item(i, score=round(float(i["score"]), 2), participants=len(people),
-                           comment_excerpts=quotes))
-    return _pack(ctx, items=items)
+        extra = {"participants": len(people), "comment_excerpts": quotes} if threads else {}
+        items.append(_item(i, score=round(float(i["score"]), 2), **extra))
+    return _pack(ctx, items=items, notes=None if threads else [NO_THREADS_NOTE])
 
 
 def topics_facts(ctx: dict, data: dict, lang: str) -> dict:
@@ -131,7 +137,12 @@ def activity_facts(ctx: dict, data: dict, lang: str) -> dict:
         k: round(v, 4) if isinstance(v, float) else v
         for k, v in a["extra"] if isinstance(v, (int, float)) and not isinstance(v, bool)
     }, **_rate(data)}
-    return _pack(ctx, counts=counts, metrics=metrics,
+    notes = None
+    if not has_comment_threads(data):
+        counts = {k: v for k, v in counts.items() if k not in _THREAD_FIGURES}
+        metrics = {k: v for k, v in metrics.items() if k not in _THREAD_FIGURES}
+        notes = [NO_THREADS_NOTE]
+    return _pack(ctx, counts=counts, metrics=metrics, notes=notes,
                  top_authors=[{"author": plain_inline(n, 80), "prs": k} for n, k in a["top_authors"]])
 
 

@@ -250,11 +250,16 @@ def _activity_facts(daily: dict, lang: str) -> list[str]:
     return facts
 
 
+def has_comment_threads(data: dict) -> bool:
+    """False for a source without comment threads (the embedded sample), which must not
+    read as "nobody commented"."""
+    return dict(data["activity"]["extra"]).get("response_basis") != "no comment data"
+
+
 def _activity(ctx, data, lang) -> dict:
     a = data["activity"]
     daily = dict(a["extra"])
-    # a source without comment threads (the embedded sample) must not read as "nobody commented"
-    threads = daily.get("response_basis") != "no comment data"
+    threads = has_comment_threads(data)
     top_zh = "、".join(f"{plain_inline(n, 80)}（{k}）" for n, k in a["top_authors"])
     top_en = ", ".join(f"{plain_inline(n, 80)} ({k})" for n, k in a["top_authors"])
     if lang == "zh":
