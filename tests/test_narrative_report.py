@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
-import zlib
 from types import SimpleNamespace
 
 import dagster as dg
@@ -17,6 +15,7 @@ from conftest import materialize, report_path
 from test_report_golden import HEADINGS
 from tests.narrative_replies import SIGNATURE, GroundedWriter, grounded_reply, parse_request
 from tests.openai_emulator import OpenAIEmulator, Reply
+from tests.storage_scan import stored_bytes
 from vllm_digest.narrative import SECTION_IDS
 from vllm_digest.narrative.prompts import data_fence
 from vllm_digest.partitions import windows_for_keys
@@ -433,7 +432,7 @@ def test_api_key_is_in_no_file_log_or_metadata(good, faulty, injected, off, inst
         for path in root.rglob("*"):
             if path.is_file():
                 scanned += 1
-                for blob in _stored_bytes(path):
+                for blob in stored_bytes(path):
                     assert API_KEY.encode() not in blob, path
     assert scanned > 20
     # the faulty run logged its HTTP 500 and timeout; none of the records carries the key
@@ -441,24 +440,3 @@ def test_api_key_is_in_no_file_log_or_metadata(good, faulty, injected, off, inst
     assert not [line for line in captured_logs if API_KEY in line]
     for meta in (good.runs[0].meta, faulty.meta, injected.meta, off.meta):
         assert API_KEY not in json.dumps(meta, default=str)
-
-
-def _stored_bytes(path):
-    """A file's bytes and, for Dagster's SQLite storage, every value in it inflated:
-    run storage keeps job snapshots (resource config included) zlib-compressed."""
-    data = path.read_bytes()
-    yield data
-    if not data.startswith(b"SQLite format 3\x00"):
-        return
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
-            for row in con.execute(f'SELECT * FROM "{table}"'):
-                for value in row:
-                    if isinstance(value, bytes):
-                        try:
-                            yield zlib.decompress(value)
-                        except zlib.error:
-                            yield value
-    finally:
-        con.close()
