@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 
 import pytest
 
@@ -16,6 +17,7 @@ from vllm_digest.narrative import (
     narrate_sections,
 )
 from vllm_digest.narrative.prompts import build_messages, data_fence
+from vllm_digest.narrative.provider import Breaker
 from vllm_digest.narrative.validator import validate
 from vllm_digest.warehouse.resource import WarehouseResource
 
@@ -236,6 +238,40 @@ def test_provider_failure_falls_back_without_raising(con, emulator, fault, reaso
     # one section's failure does not stop the next one
     assert result.metadata["sections"]["discussions"]["source"] == "llm"
     assert result.metadata["calls"] == 2
+
+
+def _refused_url() -> str:
+    """A loopback port nothing listens on: every request fails to connect."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def test_unreachable_provider_is_not_waited_for_again_in_the_same_run(con):
+    config = make_config(_refused_url())
+    breaker = Breaker()
+    inputs = {"key_changes": SectionInput(KEY_FACTS, KEY_DET), "discussions": SectionInput(DISC_FACTS, DISC_DET)}
+    first = narrate_sections(con, config, "zh", inputs, breaker)
+    assert first.metadata["calls"] == 2
+    assert first.metadata["fallbacks"] == {
+        "key_changes": "provider error: request failed: ConnectError",
+        "discussions": "provider error: request failed: ConnectError",
+    }
+    # the next language (or day) of the run makes no request at all and keeps its deterministic text
+    second = narrate_sections(con, config, "en", inputs, breaker)
+    assert second.metadata["calls"] == 0
+    assert second.sections == {"key_changes": KEY_DET, "discussions": DISC_DET}
+    assert set(second.metadata["fallbacks"].values()) == {
+        "provider error: not called: the provider did not answer 2 times in a row"}
+
+
+def test_an_http_error_does_not_open_the_breaker(con, emulator):
+    emulator.queue(Reply(status=500), Reply(status=503))
+    breaker = Breaker()
+    narrate_sections(con, make_config(emulator.base_url), "zh",
+                     {"key_changes": SectionInput(KEY_FACTS, KEY_DET)}, breaker)
+    assert breaker.failures == 0 and not breaker.open
 
 
 # --- untrusted item text ----------------------------------------------------------------------

@@ -34,7 +34,7 @@ import duckdb
 from vllm_digest.narrative import cache
 from vllm_digest.narrative.config import NarrativeConfig
 from vllm_digest.narrative.prompts import PROMPT_VERSION, build_messages, check_section, repair_messages
-from vllm_digest.narrative.provider import ChatProvider
+from vllm_digest.narrative.provider import Breaker, ChatProvider
 from vllm_digest.narrative.validator import validate
 
 log = logging.getLogger(__name__)
@@ -68,7 +68,10 @@ def narrate_sections(
     config: NarrativeConfig,
     language: str,
     sections: Mapping[str, SectionInput],
+    breaker: Breaker | None = None,
 ) -> NarrativeResult:
+    """``breaker``: share one across calls so a provider that stopped answering is not
+    waited for again by every later day and language of the run."""
     for section_id in sections:
         check_section(section_id, language)  # a caller bug, caught before any call is made
     if isinstance(store, duckdb.DuckDBPyConnection):
@@ -79,7 +82,7 @@ def narrate_sections(
         for section_id, inp in sections.items():
             outcomes[section_id] = _Outcome(inp.deterministic_md, "deterministic", reason="narrative layer off")
     else:
-        with ChatProvider(config) as provider:
+        with ChatProvider(config, breaker) as provider:
             for section_id, inp in sections.items():
                 outcomes[section_id] = _narrate_one(store, config, provider, section_id, language, inp)
 
@@ -140,6 +143,9 @@ def _narrate_one(store, config: NarrativeConfig, provider: ChatProvider, section
 def _call(provider: ChatProvider, messages: list[dict], outcome: _Outcome) -> str | None:
     """One request; on failure records the reason on the outcome and returns None."""
     reply = provider.complete(messages)
+    if not reply.sent:
+        outcome.reason = f"provider error: {reply.error}"
+        return None
     outcome.calls += 1
     outcome.tokens_in += reply.tokens_in
     outcome.tokens_out += reply.tokens_out

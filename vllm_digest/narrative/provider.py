@@ -24,15 +24,38 @@ class Completion:
     tokens_in: int = 0
     tokens_out: int = 0
     error: str | None = None
+    sent: bool = True  # False: the breaker was open and no request was made
+
+
+class Breaker:
+    """Stops calling a provider that does not answer at all.
+
+    A dead or hung server would otherwise cost the timeout for every section, repair,
+    language and day of a run (a 30-day backfill: hours). After ``limit`` consecutive
+    timeouts or connection errors the rest of the run falls back without requests; an
+    HTTP error or a bad reply means the server is up, and does not count.
+    """
+
+    def __init__(self, limit: int = 2):
+        self.limit = limit
+        self.failures = 0
+
+    @property
+    def open(self) -> bool:
+        return self.failures >= self.limit
+
+    def record(self, unreachable: bool) -> None:
+        self.failures = self.failures + 1 if unreachable else 0
 
 
 class ChatProvider:
     """One HTTP client per narration run, closed with the context manager."""
 
-    def __init__(self, config: NarrativeConfig):
+    def __init__(self, config: NarrativeConfig, breaker: Breaker | None = None):
         if not config.enabled:
             raise ValueError("ChatProvider needs a config with a base URL")
         self._config = config
+        self._breaker = breaker or Breaker()
         headers = {"Content-Type": "application/json"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
@@ -53,12 +76,18 @@ class ChatProvider:
             "max_tokens": self._config.max_tokens,
             "temperature": self._config.temperature,
         }
+        if self._breaker.open:
+            return Completion(ok=False, sent=False, error=(
+                f"not called: the provider did not answer {self._breaker.failures} times in a row"))
         try:
             response = self._client.post("chat/completions", json=body)
         except httpx.TimeoutException:
+            self._breaker.record(unreachable=True)
             return self._fail(f"timed out after {self._config.timeout:g}s")
         except httpx.HTTPError as exc:
+            self._breaker.record(unreachable=True)
             return self._fail(f"request failed: {type(exc).__name__}")
+        self._breaker.record(unreachable=False)
         if response.status_code != 200:
             return self._fail(f"HTTP {response.status_code}")
         try:

@@ -20,6 +20,7 @@ import duckdb
 
 from vllm_digest.narrative import PROMPT_VERSION, SECTION_IDS, NarrativeConfig, SectionInput, narrate_sections
 from vllm_digest.narrative.cache import BatchedStore, cache_key
+from vllm_digest.narrative.provider import Breaker
 from vllm_digest.report.markdown_safe import md_block
 from vllm_digest.report.narrative_blocks import narrative_blocks
 
@@ -89,9 +90,10 @@ def narrate_reports(
     if not config.enabled:
         return summary
     many = len(contexts) > 1
+    breaker = Breaker()
     for ctx in contexts:
         for lang in languages:
-            result = narrate_sections(store, config, lang, _inputs(ctx, lang))
+            result = narrate_sections(store, config, lang, _inputs(ctx, lang), breaker)
             meta = result.metadata
             for key in ("calls", "cache_hits", "tokens_in", "tokens_out"):
                 setattr(summary, key, getattr(summary, key) + meta[key])
