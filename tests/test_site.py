@@ -116,6 +116,33 @@ def test_bad_day_summary_is_named_and_loses_nothing(make_settings):
     assert sorted(p.name for p in settings.site_dir.iterdir()) == ["feed.xml", "index.html"]
 
 
+def test_site_url_makes_the_feed_links_absolute(site):
+    import dataclasses
+    from urllib.parse import urljoin
+
+    from vllm_digest.site.feed import atom_feed
+    from vllm_digest.site.catalog import catalog
+
+    published = dataclasses.replace(site, site_url="https://digest.example.org/vllm/site/")
+    days = [d for repo_days in catalog(published).values() for d in repo_days]
+    root = ET.fromstring(atom_feed(published, days))
+    base = root.get("{http://www.w3.org/XML/1998/namespace}base")
+    assert base == "https://digest.example.org/vllm/site/"
+    entry = root.findall(f"{ATOM}entry")[0]
+    zh = next(link.get("href") for link in entry.findall(f"{ATOM}link") if link.get("hreflang") == "zh")
+    assert urljoin(base, zh) == "https://digest.example.org/vllm/reports/vllm-project/vllm/2026-03-22.zh.html"
+    self_link = next(link.get("href") for link in root.findall(f"{ATOM}link") if link.get("rel") == "self")
+    assert urljoin(base, self_link) == "https://digest.example.org/vllm/site/feed.xml"
+
+
+def test_site_url_must_be_http(make_settings):
+    from vllm_digest.settings import SettingsError
+
+    with pytest.raises(SettingsError, match="site URL 'digest.example.org' is not an http"):
+        make_settings(VLLM_DIGEST_SITE_URL="digest.example.org")
+    assert make_settings(VLLM_DIGEST_SITE_URL="https://d.example.org/s").site_url == "https://d.example.org/s/"
+
+
 def test_empty_site_is_valid(make_settings):
     from vllm_digest.site.build import build_site
 

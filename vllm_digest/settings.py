@@ -46,6 +46,7 @@ _ENV_KEYS = {
     "schedule_lag_minutes": "VLLM_DIGEST_SCHEDULE_LAG",
     "late_days": "VLLM_DIGEST_LATE_DAYS",
     "executor": "VLLM_DIGEST_EXECUTOR",
+    "site_url": "VLLM_DIGEST_SITE_URL",
 }
 _FILE_ONLY_KEYS = {"display_names", "narrative"}
 # [narrative] file key -> the narrative config's own name (VLLM_DIGEST_LLM_<NAME> in the environment);
@@ -106,6 +107,8 @@ class Settings:
     github_api_url: str = "https://api.github.com"
     github_web_override: str | None = None
     github_token: str | None = field(default=None, repr=False)
+    # where site/ is published (its index.html's folder); makes the feed's links absolute
+    site_url: str | None = None
     languages: tuple[str, ...] = LANGUAGES
     taxonomy: Path | None = None
     sample_dir: Path | None = None
@@ -236,9 +239,9 @@ def _parse_languages(value: str | list) -> tuple[str, ...]:
     return langs
 
 
-def _parse_api_url(value: str) -> str:
+def _parse_api_url(value: str, name: str = "GitHub API URL") -> str:
     if not re.match(r"^https?://[^\s/]+(/[^\s]*)?$", value):
-        raise SettingsError(f"GitHub API URL {value!r} is not an http(s) URL")
+        raise SettingsError(f"{name} {value!r} is not an http(s) URL")
     return value.rstrip("/")
 
 
@@ -320,6 +323,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             _parse_api_url(str(raw["github_web_url"])) if raw.get("github_web_url") else None
         ),
         github_token=env.get("GITHUB_TOKEN") or None,
+        site_url=_parse_api_url(str(raw["site_url"]), "site URL") + "/" if raw.get("site_url") else None,
         languages=_parse_languages(raw.get("languages", list(LANGUAGES))),
         taxonomy=Path(raw["taxonomy"]).expanduser().absolute() if raw.get("taxonomy") else None,
         sample_dir=Path(raw["sample_dir"]).expanduser().absolute() if raw.get("sample_dir") else None,

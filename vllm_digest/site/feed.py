@@ -19,6 +19,7 @@ from vllm_digest.site.catalog import ReportDay
 
 ATOM = "http://www.w3.org/2005/Atom"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+XML_BASE = "{http://www.w3.org/XML/1998/namespace}base"
 # characters XML 1.0 cannot carry at all, not even escaped
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
@@ -71,6 +72,9 @@ def atom_feed(settings: Settings, days: list[ReportDay]) -> str:
     days = sorted(days, key=lambda d: (d.end, d.repo.full_name), reverse=True)
     names = ", ".join(settings.display_name(r) for r in settings.repos)
     root = ET.Element("feed", {"xmlns": ATOM, XML_LANG: "en"})
+    if settings.site_url:
+        # RFC 4287 resolves the relative links below against xml:base: absolute once published
+        root.set(XML_BASE, settings.site_url)
     _sub(root, "id", feed_id(settings))
     _sub(root, "title", f"{names} development digest")
     _sub(root, "subtitle", "Daily digests of GitHub activity, built by vllm-digest")
