@@ -95,21 +95,10 @@ AUTUMN = (dt.date(2026, 10, 22), dt.date(2026, 10, 28))  # 2026-10-25: 03:00 -> 
         ("00:00", *AUTUMN),
         ("11:39", *SPRING),
         ("11:39", *AUTUMN),
-        # cutoff in the doubled hour: the tick fires once, after either reading of 02:20
+        # cutoff in the doubled hour: the boundary is the second 02:20, and the tick fires once, after it
         ("02:20", *AUTUMN),
-        pytest.param(
-            "02:20",
-            *SPRING,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "known limit: 02:20 does not exist on 2026-03-29; the fetch window "
-                    "(window_for_day) ends 03:20 CEST but the cron tick for 02:30 fires at "
-                    "03:00, so that tick re-asks for the day before and 03-28 only arrives "
-                    "as a late day on the next tick"
-                ),
-            ),
-        ),
+        # cutoff in the skipped hour: the window and the tick both fall at the jump (03:00 CEST)
+        ("02:20", *SPRING),
     ],
 )
 def test_berlin_dst_one_request_per_day(make_settings, cutoff, first, last):

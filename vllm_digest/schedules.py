@@ -33,10 +33,11 @@ def days_to_refresh(settings: Settings, tick: dt.datetime) -> list[str]:
     """The day whose window closed last before ``tick``, preceded by up to
     ``late_days`` earlier days (never before the start date).
 
-    "Closed" is judged by ``window_for_day``, the window the assets fetch,
-    not by Dagster's partition window: the two disagree when the cutoff falls
-    in a daylight-saving gap or overlap, and asking for a day whose fetch
-    window is still open would land an incomplete day.
+    "Closed" is judged by ``window_for_day``, the window the assets fetch:
+    asking for a day whose fetch window is still open would land an
+    incomplete day. It reads a cutoff in a daylight-saving gap or overlap
+    the way Dagster's cron ticks do, so a tick never lands before the window
+    it follows has closed.
     """
     local = tick.astimezone(settings.tz).date()
     closed = None
