@@ -30,7 +30,7 @@ import pytest
 from conftest import report_path, sample_windows
 from tests.chromium import ARTIFACTS, launch_chromium
 from tests.dagster_dev import DagsterDev, group_members
-from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG, report_freshness_policy
+from vllm_digest.schedules import DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG, report_freshness_policy
 from vllm_digest.settings import Settings, load_settings
 
 pytestmark = pytest.mark.e2e
@@ -146,6 +146,18 @@ def test_ui_reads_the_report_freshness_policy(server):
     assert shown["deadlineCron"] == "49 12 * * *" and shown["lowerBoundDeltaSeconds"] == 70 * 60
 
 
+def test_daily_schedule_is_loaded_and_stopped_until_turned_on(server):
+    data = server.dev.graphql(
+        """query($repo: RepositorySelector!) { schedulesOrError(repositorySelector: $repo) { __typename
+            ... on Schedules { results { name cronSchedule executionTimezone scheduleState { status } } } } }""",
+        {"repo": {"repositoryLocationName": LOCATION, "repositoryName": "__repository__"}},
+    )
+    assert data["schedulesOrError"]["results"] == [{
+        "name": DAILY_SCHEDULE, "cronSchedule": "49 11 * * *", "executionTimezone": "Asia/Shanghai",
+        "scheduleState": {"status": "STOPPED"},
+    }]
+
+
 def test_three_day_backfill_is_one_run_and_writes_three_reports(server):
     dev, settings = server.dev, server.settings
     partitioned = partitioned_keys(dev.asset_nodes())
@@ -182,6 +194,22 @@ def graphql_failures(responses) -> list:
     return failed
 
 
+def expand_all_groups(page) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    # the shortcut is listened for by the graph's toolbar: wait until it is drawn
+    page.locator("button:has([aria-label='zoom_in'])").last.wait_for()
+    report_node = page.get_by_text("daily_report", exact=True)
+    page.keyboard.press("Alt+KeyE")
+    try:
+        report_node.last.wait_for(timeout=15_000)
+    except PlaywrightTimeout:
+        # the shortcut toggles: press again only if the groups are still all collapsed
+        assert report_node.count() == 0
+        page.keyboard.press("Alt+KeyE")
+        report_node.last.wait_for()
+
+
 @pytest.mark.browser
 def test_ui_asset_graph_renders_without_errors(server):
     from playwright.sync_api import expect, sync_playwright
@@ -208,11 +236,10 @@ def test_ui_asset_graph_renders_without_errors(server):
                 page.get_by_text("warehouse", exact=True).last.wait_for()
                 return page, responses
 
-            # expand every group with the UI's shortcut; the choice is kept, and the
-            # next page lays the expanded graph out fitted to the viewport
+            # expand every group with the UI's shortcut (Alt+E); the choice is kept,
+            # and the next page lays the expanded graph out fitted to the viewport
             page, responses = open_graph()
-            page.keyboard.press("Alt+KeyE")
-            page.get_by_text("daily_report", exact=True).last.wait_for()
+            expand_all_groups(page)
             failed += graphql_failures(responses)
             responses_seen += len(responses)
             page.close()
