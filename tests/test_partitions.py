@@ -49,3 +49,34 @@ def test_unknown_partition_key_stops_before_running(make_settings):
     with pytest.raises(dg.DagsterUnknownPartitionError, match="2026-02-30"):
         materialize(settings, "2026-02-30")
     assert not settings.warehouse_path.exists()
+
+
+@pytest.mark.parametrize("timezone", ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe"])
+@pytest.mark.parametrize("cutoff", ["00:00", "01:30", "02:00", "02:20", "02:59", "03:00"])
+def test_windows_agree_with_dagster_partitions_through_dst(make_settings, timezone, cutoff):
+    """A cutoff skipped by spring-forward or doubled by fall-back still gives the
+    window Dagster's partition shows (and its cron ticks use): the transition
+    instant for a skipped time, the second occurrence for a doubled one."""
+    s = make_settings(VLLM_DIGEST_TIMEZONE=timezone, VLLM_DIGEST_CUTOFF=cutoff, VLLM_DIGEST_START_DATE="2026-01-01")
+    partitions = daily_partitions(s)
+    keys = partitions.get_partition_keys(current_time=dt.datetime(2026, 12, 31, tzinfo=dt.timezone.utc))
+    assert {"2026-03-08", "2026-03-29", "2026-10-04", "2026-10-25", "2026-11-01"} <= set(keys)
+    for key in keys:
+        ours, dagster = window_for_day(key, s), partitions.time_window_for_partition_key(key)
+        # timestamps: PEP 495 makes an instant in the fold unequal to every other zone's
+        assert (ours.start.timestamp(), ours.end.timestamp()) == (dagster.start.timestamp(), dagster.end.timestamp()), key
+
+
+def test_skipped_cutoff_is_the_instant_the_clock_jumps(make_settings):
+    s = make_settings(VLLM_DIGEST_TIMEZONE="Europe/Berlin", VLLM_DIGEST_CUTOFF="02:20")
+    berlin = ZoneInfo("Europe/Berlin")
+    before = window_for_day("2026-03-28", s)  # ends on the spring-forward night
+    assert before.end == dt.datetime(2026, 3, 29, 1, 0, tzinfo=dt.timezone.utc)
+    assert before.end.astimezone(berlin).strftime("%H:%M %Z") == "03:00 CEST"
+    # the hour the clock skips comes out of the two days around it: 23:40 and 23:20
+    assert before.end - before.start == dt.timedelta(hours=23, minutes=40)
+    after = window_for_day("2026-03-29", s)
+    assert after.start == before.end and after.end - after.start == dt.timedelta(hours=23, minutes=20)
+    doubled = window_for_day("2026-10-25", s)  # 02:20 happens twice: the second is the boundary
+    assert doubled.start == dt.datetime(2026, 10, 25, 1, 20, tzinfo=dt.timezone.utc)
+    assert window_for_day("2026-10-24", s).end == doubled.start

@@ -20,6 +20,7 @@ from vllm_digest.schedules import (
     DAILY_SCHEDULE,
     RANGE_END_TAG,
     RANGE_START_TAG,
+    REPORT_GRACE_MINUTES,
     schedule_cron,
 )
 
@@ -95,21 +96,10 @@ AUTUMN = (dt.date(2026, 10, 22), dt.date(2026, 10, 28))  # 2026-10-25: 03:00 -> 
         ("00:00", *AUTUMN),
         ("11:39", *SPRING),
         ("11:39", *AUTUMN),
-        # cutoff in the doubled hour: the tick fires once, after either reading of 02:20
+        # cutoff in the doubled hour: the boundary is the second 02:20, and the tick fires once, after it
         ("02:20", *AUTUMN),
-        pytest.param(
-            "02:20",
-            *SPRING,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason=(
-                    "known limit: 02:20 does not exist on 2026-03-29; the fetch window "
-                    "(window_for_day) ends 03:20 CEST but the cron tick for 02:30 fires at "
-                    "03:00, so that tick re-asks for the day before and 03-28 only arrives "
-                    "as a late day on the next tick"
-                ),
-            ),
-        ),
+        # cutoff in the skipped hour: the window and the tick both fall at the jump (03:00 CEST)
+        ("02:20", *SPRING),
     ],
 )
 def test_berlin_dst_one_request_per_day(make_settings, cutoff, first, last):
@@ -155,3 +145,46 @@ def test_scheduled_request_runs_as_one_run_over_the_range(make_settings):
     for day in ("2026-03-20", "2026-03-21"):
         assert report_path(settings, day).is_file()
     assert not report_path(settings, "2026-03-19").exists()
+
+
+def freshness_policies(settings) -> dict[str, object]:
+    graph = build_definitions(settings).resolve_asset_graph()
+    return {k.to_user_string(): graph.get(k).freshness_policy for k in graph.get_all_asset_keys()}
+
+
+def test_report_carries_a_daily_freshness_policy_from_cutoff_and_lag(make_settings):
+    policies = freshness_policies(make_settings())
+    report = policies.pop("vllm_project/vllm/daily_report")
+    assert isinstance(report, dg.FreshnessPolicy)
+    # deadline: cutoff 11:39 + lag 10 + grace 60 = 12:49 local; looking back 70 min reaches the cutoff
+    assert report.deadline_cron == "49 12 * * *"
+    assert report.lower_bound_delta == dt.timedelta(minutes=70) == dt.timedelta(minutes=10 + REPORT_GRACE_MINUTES)
+    assert report.timezone == "Asia/Shanghai"
+    # the intermediate tables are watched through the report, not one by one
+    assert set(policies.values()) == {None}
+
+
+def test_freshness_policy_follows_timezone_lag_and_wraps_past_midnight(make_settings):
+    settings = make_settings(VLLM_DIGEST_TIMEZONE="Europe/Berlin", VLLM_DIGEST_CUTOFF="23:30", VLLM_DIGEST_SCHEDULE_LAG="45")
+    report = freshness_policies(settings)["vllm_project/vllm/daily_report"]
+    assert (report.deadline_cron, report.timezone) == ("15 1 * * *", "Europe/Berlin")
+    assert report.lower_bound_delta == dt.timedelta(minutes=105)
+    # a lag near a day is capped at the day Dagster allows for a daily deadline
+    long_lag = make_settings(VLLM_DIGEST_SCHEDULE_LAG="1430")
+    assert freshness_policies(long_lag)["vllm_project/vllm/daily_report"].lower_bound_delta == dt.timedelta(days=1)
+
+
+def test_freshness_window_opens_at_the_cutoff_of_the_day_the_tick_requests(make_settings):
+    """Each deadline looks back to the moment the requested day closed, so only a run
+    after that moment (one that can hold the day) counts as fresh."""
+    settings = make_settings()
+    report = freshness_policies(settings)["vllm_project/vllm/daily_report"]
+    start = dt.datetime(2026, 3, 20, tzinfo=SHANGHAI)
+    deadlines = cron_string_iterator(start.timestamp(), report.deadline_cron, report.timezone)
+    schedule = schedule_of(settings)
+    for _ in range(3):
+        deadline = next(deadlines)
+        opens = deadline - report.lower_bound_delta
+        [request] = requests_at(schedule, deadline)
+        assert opens == window_for_day(request.tags[RANGE_END_TAG], settings).end
+        assert deadline - opens > dt.timedelta(minutes=settings.schedule_lag_minutes)

@@ -4,11 +4,42 @@
 import dagster as dg
 
 from vllm_digest.assets.common import SINGLE_RUN, context_windows, day_span
+from vllm_digest.github.client import GitHubError
+from vllm_digest.partitions import DayWindow
 from vllm_digest.raw_store import day_dir, read_day, write_day
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.sources.resource import ActivitySourceResource
 
 RAW_ASSET = "raw_activity"
+
+# The outer layer over the HTTP client's own retries (which last up to two
+# minutes per request): it outlasts a GitHub outage of a few minutes. Waits
+# before attempts 2, 3, 4: 30 s, 90 s, 210 s, each +-30 s of jitter so runs
+# that failed together do not retry in lockstep. Only transient errors are
+# retried (see fetch_or_fail).
+FETCH_RETRY_POLICY = dg.RetryPolicy(
+    max_retries=3, delay=30, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS
+)
+
+
+def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWindow, previous):
+    """The day's payload; an error a retry cannot fix fails the step at once.
+
+    Transient (retried by FETCH_RETRY_POLICY): GitHub gave no response or a
+    5xx after the client's retries, or a body cut off in transit. Everything
+    else (401/403/404/422, a rate limit resetting later than the retries
+    reach, a malformed payload, a missing sample folder, a full disk) would
+    fail the same way again, so retrying only delays the error.
+    """
+    try:
+        return source.fetch_day(repo, window, previous)
+    except Exception as exc:
+        if isinstance(exc, GitHubError) and exc.transient:
+            raise
+        raise dg.Failure(
+            description=f"fetching {repo.full_name} {window.key} failed, not retried: {exc}",
+            allow_retries=False,
+        ) from exc
 
 
 def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
@@ -18,7 +49,7 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         backfill_policy=SINGLE_RUN,
         group_name="ingest",
         kinds={"github", "json"},
-        retry_policy=dg.RetryPolicy(max_retries=2, delay=10, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS),
+        retry_policy=FETCH_RETRY_POLICY,
         description=(
             f"The day's raw GitHub activity of {repo.full_name}: issues and PRs touched in the "
             "window, their closing/merge events, comments and reviews, landed exactly as received "
@@ -34,7 +65,7 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         incomplete: list[str] = []
         for window in windows:
             previous = read_day(settings.raw_dir, repo, window.key)
-            payload = activity_source.fetch_day(repo, window, previous)
+            payload = fetch_or_fail(activity_source, repo, window, previous)
             write_day(settings.raw_dir, repo, window.key, payload)
             totals["issues"] += len(payload.issues)
             totals["events"] += len(payload.events)

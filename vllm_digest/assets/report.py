@@ -9,6 +9,7 @@ from vllm_digest.report.context import build_report_context
 from vllm_digest.report.insights import TABLES_READ
 from vllm_digest.report.narration import narrate_reports, prefetch_cache
 from vllm_digest.report.render import render_markdown, write_report
+from vllm_digest.schedules import report_freshness_policy
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.resource import WarehouseResource
 
@@ -26,6 +27,7 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         pool=WAREHOUSE_POOL,
         group_name="report",
         kinds={"markdown", "html", "jinja"},
+        freshness_policy=report_freshness_policy(settings),
         description=(
             f"The daily development digest of {repo.full_name}: the header with the window and the "
             "five counts, the seven analysis sections and the appendix of the five lists, written "

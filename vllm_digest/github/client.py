@@ -28,20 +28,32 @@ _LINK = re.compile(r'<([^>]+)>\s*;\s*rel="([^"]+)"')
 
 
 class GitHubError(RuntimeError):
-    """A request failed for good; the message names method, path, status and reason."""
+    """A request failed for good; the message names method, path, status and reason.
 
-    def __init__(self, method: str, path: str, status: int | None, reason: str):
+    ``transient`` says whether the same request may succeed a little later:
+    no response (connection, timeout) or a 5xx after this client's own
+    retries, or a body cut off in transit. A 4xx (token, permission, missing
+    repository, rejected query) or a malformed payload gives the same answer
+    every time. The raw asset's RetryPolicy retries only transient errors.
+    """
+
+    def __init__(self, method: str, path: str, status: int | None, reason: str, *, transient: bool | None = None):
         self.method, self.path, self.status, self.reason = method, path, status, reason
+        self.transient = (status is None or status >= 500) if transient is None else transient
         where = f"{method} {path}"
         super().__init__(f"GitHub {where} failed ({status if status is not None else 'no response'}): {reason}")
 
 
 class RateLimitError(GitHubError):
-    """The rate limit is spent and its reset is further away than we may wait."""
+    """The rate limit is spent and its reset is further away than we may wait.
+
+    Not transient for a retry policy: its retries come within minutes, the
+    reset is further off than that; the next tick's late days pick the day up.
+    """
 
     def __init__(self, method: str, path: str, status: int | None, reason: str, retry_at: float):
         self.retry_at = retry_at
-        super().__init__(method, path, status, reason)
+        super().__init__(method, path, status, reason, transient=False)
 
 
 @dataclass
@@ -282,6 +294,7 @@ class GitHubClient:
             raise GitHubError(
                 "GET", shown, status,
                 f"response is not valid JSON ({len(body)} bytes; truncated or garbled body)",
+                transient=True,
             ) from None
         etag = resp.headers.get("etag")
         if etag:

@@ -1,0 +1,267 @@
+"""A real `dagster dev` for end-to-end tests: started in its own process
+group, driven over HTTP and GraphQL, and stopped with everything it spawned
+(webserver, daemon, code server, run workers), also when a test fails.
+
+The GraphQL used here is the schema of the installed dagster-graphql 1.13
+(`python -c "from dagster_graphql.schema import create_schema; print(create_schema())"`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+# Liveness bounds, not speed assertions: past them something hangs, and the
+# error says what and shows the server's log.
+START_TIMEOUT_S = 180
+BACKFILL_TIMEOUT_S = 600
+STOP_TIMEOUT_S = 90
+POLL_S = 1.0
+# settings the server must not inherit from the developer's shell
+_OWN_ENV_PREFIXES = ("VLLM_DIGEST_", "GITHUB_", "DAGSTER_")
+
+BACKFILL_DONE = {"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED"}
+
+
+class DagsterDevError(AssertionError):
+    """The server did not do what the test waited for; the message holds its log's tail."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group, read from /proc."""
+    members = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # fields after the parenthesised command: state ppid pgrp ...
+        state, _ppid, pgrp = stat.rsplit(")", 1)[1].split()[:3]
+        if int(pgrp) == pgid and state != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _reset_signals_and_detach() -> None:
+    # Its own session, so teardown can signal the whole tree. SIGINT back to
+    # its default: a shell running us in the background (CI, nohup) ignores
+    # it, children inherit that, and `dagster dev` would then ignore Ctrl-C.
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # If pytest itself is killed (no teardown runs), the kernel sends SIGTERM,
+    # which dagster dev treats as Ctrl-C and shuts its services down.
+    try:
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
+@dataclass
+class Backfill:
+    id: str
+    status: str
+    runs: list[dict]
+    partition_names: list[str]
+
+    @property
+    def run_ids(self) -> set[str]:
+        return {r["runId"] for r in self.runs}
+
+
+@dataclass
+class DagsterDev:
+    url: str
+    process: subprocess.Popen
+    log_path: Path
+    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=60))
+
+    # ------------------------------------------------------------ lifecycle
+    @classmethod
+    def start(cls, dagster_home: Path, env: dict[str, str], log_path: Path) -> "DagsterDev":
+        """`dagster dev -w workspace.yaml` on a free loopback port, with the project's
+        dagster.yaml copied into ``dagster_home`` and only ``env`` for our settings."""
+        dagster_home.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / "dagster.yaml", dagster_home / "dagster.yaml")
+        port = free_port()
+        base = {k: v for k, v in os.environ.items() if not k.startswith(_OWN_ENV_PREFIXES)}
+        full_env = {**base, **env, "DAGSTER_HOME": str(dagster_home)}
+        log = log_path.open("wb")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
+            cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            preexec_fn=_reset_signals_and_detach,
+        )
+        log.close()
+        return cls(url=f"http://127.0.0.1:{port}", process=process, log_path=log_path)
+
+    def stop(self) -> list[int]:
+        """Ctrl-C (dagster dev then stops webserver and daemon itself); whatever
+        is left of the group after STOP_TIMEOUT_S is killed. Returns the pids
+        that had to be killed."""
+        self.http.close()
+        pgid = self.process.pid
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=STOP_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                pass
+        deadline = time.monotonic() + 10
+        while group_members(pgid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        killed = group_members(pgid)
+        if killed:
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if self.process.poll() is None:
+            self.process.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while group_members(pgid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return killed
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(encoding="utf-8", errors="replace")[-chars:]
+        except OSError:
+            return "(no log)"
+
+    def fail(self, message: str) -> DagsterDevError:
+        return DagsterDevError(f"{message}\n--- dagster dev log (tail) ---\n{self.log_tail()}")
+
+    # ------------------------------------------------------------- waiting
+    def wait_for_server(self, timeout: float = START_TIMEOUT_S) -> dict:
+        """The webserver's /server_info (its versions) once it answers."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise self.fail(f"dagster dev exited with code {self.process.returncode} before serving")
+            try:
+                response = self.http.get(f"{self.url}/server_info", timeout=5)
+                if response.status_code == 200:
+                    return response.json()
+            except httpx.TransportError:
+                pass
+            time.sleep(POLL_S)
+        raise self.fail(f"{self.url}/server_info did not answer within {timeout:.0f} s")
+
+    def wait_for_location(self, name: str, timeout: float = START_TIMEOUT_S) -> dict:
+        """The code location entry once it is LOADED; a load error fails at once, with its message."""
+        query = """{ workspaceOrError { __typename
+            ... on Workspace { locationEntries { name loadStatus
+                locationOrLoadError { __typename
+                    ... on RepositoryLocation { name repositories { name } }
+                    ... on PythonError { message stack } } } }
+            ... on PythonError { message } } }"""
+        deadline = time.monotonic() + timeout
+        seen = None
+        while time.monotonic() < deadline:
+            workspace = self.graphql(query)["workspaceOrError"]
+            entries = {e["name"]: e for e in workspace.get("locationEntries", [])}
+            seen = entries.get(name)
+            if seen and seen["loadStatus"] == "LOADED":
+                loaded = seen["locationOrLoadError"]
+                if loaded["__typename"] != "RepositoryLocation":
+                    raise self.fail(f"code location {name!r} failed to load: {loaded.get('message')}")
+                return loaded
+            time.sleep(POLL_S)
+        raise self.fail(f"code location {name!r} not loaded within {timeout:.0f} s (last seen: {seen})")
+
+    # ------------------------------------------------------------- GraphQL
+    def graphql(self, query: str, variables: dict | None = None) -> dict:
+        response = self.http.post(f"{self.url}/graphql", json={"query": query, "variables": variables or {}})
+        if response.status_code != 200:
+            raise self.fail(f"POST /graphql answered {response.status_code}: {response.text[:2000]}")
+        body = response.json()
+        if body.get("errors"):
+            raise self.fail(f"GraphQL errors: {body['errors']}")
+        return body["data"]
+
+    def asset_nodes(self) -> dict[tuple[str, ...], dict]:
+        """Every asset of the workspace by key path, with its group, upstream keys,
+        partitioning, backfill policy and freshness policy as the UI reads them."""
+        data = self.graphql("""{ assetNodes {
+            assetKey { path } groupName isPartitioned
+            dependencyKeys { path }
+            backfillPolicy { policyType }
+            internalFreshnessPolicy { __typename
+                ... on CronFreshnessPolicy { deadlineCron lowerBoundDeltaSeconds timezone } } } }""")
+        return {
+            tuple(n["assetKey"]["path"]): {**n, "deps": {tuple(d["path"]) for d in n["dependencyKeys"]}}
+            for n in data["assetNodes"]
+        }
+
+    def materializations(self, key: tuple[str, ...]) -> list[dict]:
+        """The asset's materializations, newest first: runId, partition, timestamp (ms, as a string)."""
+        data = self.graphql(
+            """query($key: [AssetKeyInput!]) { assetNodes(assetKeys: $key) {
+                assetMaterializations { runId partition timestamp } } }""",
+            {"key": [{"path": list(key)}]},
+        )
+        [node] = data["assetNodes"]
+        return node["assetMaterializations"]
+
+    def materializations_in(self, key: tuple[str, ...], backfill: Backfill) -> list[dict]:
+        """The asset's materializations that the backfill's runs wrote."""
+        return [m for m in self.materializations(key) if m["runId"] in backfill.run_ids]
+
+    def run_backfill(self, keys: list[tuple[str, ...]], first: str, last: str,
+                     timeout: float = BACKFILL_TIMEOUT_S) -> Backfill:
+        """Launch a backfill of ``keys`` (partitioned ones over first..last,
+        unpartitioned ones once) through launchPartitionBackfill, as the UI's
+        Materialize -> partition range does; wait until the daemon finishes it."""
+        nodes = self.asset_nodes()
+        selection = [
+            {"assetKey": {"path": list(k)},
+             **({"partitions": {"range": {"start": first, "end": last}}} if nodes[k]["isPartitioned"] else {})}
+            for k in keys
+        ]
+        launched = self.graphql(
+            """mutation($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
+                __typename ... on LaunchBackfillSuccess { backfillId }
+                ... on Error { message } ... on PythonError { stack } } }""",
+            {"params": {"partitionsByAssets": selection, "title": f"e2e {first}...{last}"}},
+        )["launchPartitionBackfill"]
+        if launched["__typename"] != "LaunchBackfillSuccess":
+            raise self.fail(f"launchPartitionBackfill refused: {launched}")
+        return self.wait_for_backfill(launched["backfillId"], timeout)
+
+    def wait_for_backfill(self, backfill_id: str, timeout: float = BACKFILL_TIMEOUT_S) -> Backfill:
+        query = """query($id: String!) { partitionBackfillOrError(backfillId: $id) { __typename
+            ... on PartitionBackfill { status partitionNames error { message }
+                runs { runId status startTime endTime assetSelection { path } tags { key value } } }
+            ... on PythonError { message } } }"""
+        deadline = time.monotonic() + timeout
+        state = None
+        while time.monotonic() < deadline:
+            state = self.graphql(query, {"id": backfill_id})["partitionBackfillOrError"]
+            if state["__typename"] != "PartitionBackfill":
+                raise self.fail(f"backfill {backfill_id}: {state}")
+            if state["status"] in BACKFILL_DONE:
+                return Backfill(backfill_id, state["status"], state["runs"], state["partitionNames"] or [])
+            time.sleep(POLL_S)
+        raise self.fail(f"backfill {backfill_id} not finished within {timeout:.0f} s (last seen: {state})")

@@ -1,0 +1,26 @@
+"""The instance configuration `make dev` installs (dagster.yaml), loaded by Dagster itself."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import dagster as dg
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_instance_queues_runs_limits_the_warehouse_pool_and_retries_only_crashes(tmp_path):
+    shutil.copy(ROOT / "dagster.yaml", tmp_path / "dagster.yaml")
+    with dg.DagsterInstance.from_config(str(tmp_path)) as instance:
+        assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        concurrency = instance.get_concurrency_config()
+        assert concurrency.run_queue_config.max_concurrent_runs == 4
+        assert concurrency.pool_config.default_pool_limit == 1
+        assert concurrency.pool_config.pool_granularity.value == "op"
+        assert (instance.run_retries_enabled, instance.run_retries_max_retries) == (True, 1)
+        # step failures are the fetch RetryPolicy's job; a run retry would repeat a permanent error
+        assert instance.run_retries_retry_on_asset_or_op_failure is False
+        # the report's freshness policy is evaluated by the daemon only when this is on
+        assert instance.freshness_enabled is True
+        assert instance.telemetry_enabled is False

@@ -1,0 +1,101 @@
+"""Retries of the raw fetch: the HTTP client retries in-process, the raw asset's
+RetryPolicy is the outer layer, and only errors a later attempt can fix reach it."""
+
+from __future__ import annotations
+
+import dagster as dg
+import pytest
+
+from tests.github_emulator import Dataset, Fault, GitHubEmulator
+from tests.github_fixtures import FAST, REPO, TOKEN
+from vllm_digest.assets.ingest import FETCH_RETRY_POLICY, RAW_ASSET, fetch_or_fail
+from vllm_digest.definitions import build_definitions
+from vllm_digest.github.client import GitHubClient, GitHubError, RateLimitError
+from vllm_digest.partitions import window_for_day
+from vllm_digest.sources.resource import ActivitySourceResource
+
+DAY = "2026-03-22"
+ISSUES = "repos/vllm-project/vllm/issues"
+
+
+def raw_asset(defs: dg.Definitions) -> dg.AssetsDefinition:
+    key = dg.AssetKey([*REPO.key_prefix, RAW_ASSET])
+    return next(a for a in defs.assets if key in a.keys)
+
+
+def test_raw_asset_carries_exponential_retry_policy_with_jitter(make_settings):
+    defs = build_definitions(make_settings())
+    raw = raw_asset(defs)
+    assert raw.op.retry_policy == FETCH_RETRY_POLICY
+    assert (FETCH_RETRY_POLICY.max_retries, FETCH_RETRY_POLICY.delay) == (3, 30)
+    assert FETCH_RETRY_POLICY.backoff == dg.Backoff.EXPONENTIAL
+    assert FETCH_RETRY_POLICY.jitter == dg.Jitter.PLUS_MINUS
+    # no other asset retries: a SQL or template error is a bug, not a blip
+    others = [a for a in defs.assets if a is not raw]
+    assert others and all(a.op.retry_policy is None for a in others)
+
+
+@pytest.fixture
+def emulator():
+    with GitHubEmulator(Dataset.from_sample(), token=TOKEN) as emu:
+        yield emu
+
+
+def get_error(client: GitHubClient, path: str) -> GitHubError:
+    with pytest.raises(GitHubError) as caught:
+        client.get(path)
+    return caught.value
+
+
+def test_client_errors_say_whether_a_later_attempt_can_succeed(emulator):
+    with GitHubClient(api_url=emulator.base_url, token=TOKEN, **FAST) as client:
+        emulator.faults.append(Fault("502", match="/issues", count=100))
+        persistent_5xx = get_error(client, ISSUES)
+        emulator.faults.clear()
+        emulator.faults.append(Fault("garble", match="/issues"))
+        cut_body = get_error(client, ISSUES)
+        missing_repo = get_error(client, "repos/vllm-project/no-such-repo/issues")
+        emulator.set_budget("core", 0, reset_in=3600)
+        with pytest.raises(RateLimitError) as limited:
+            client.get(ISSUES)
+    with GitHubClient(api_url=emulator.base_url, token="ghp_wrong", **FAST) as client:
+        bad_token = get_error(client, ISSUES)
+    assert (persistent_5xx.status, persistent_5xx.transient) == (502, True)
+    assert (cut_body.status, cut_body.transient) == (200, True)
+    assert (missing_repo.status, missing_repo.transient) == (404, False)
+    assert (bad_token.status, bad_token.transient) == (401, False)
+    # the reset is an hour away: retries within minutes cannot outlast it
+    assert limited.value.transient is False
+
+
+def test_fetch_passes_transient_errors_to_the_retry_policy_and_fails_the_rest(make_settings, emulator):
+    window = window_for_day(DAY, make_settings())
+    emulator.faults.append(Fault("garble", match="/search/issues"))
+    source = ActivitySourceResource(kind="github", github_api_url=emulator.base_url, github_token=TOKEN)
+    with pytest.raises(GitHubError) as transient:
+        fetch_or_fail(source, REPO, window, None)
+    assert transient.value.transient and not isinstance(transient.value, dg.Failure)
+    wrong = ActivitySourceResource(kind="github", github_api_url=emulator.base_url, github_token="ghp_wrong")
+    with pytest.raises(dg.Failure) as permanent:
+        fetch_or_fail(wrong, REPO, window, None)
+    assert permanent.value.allow_retries is False
+    assert "vllm-project/vllm 2026-03-22" in permanent.value.description
+    assert "401" in permanent.value.description
+
+
+def test_permanent_fetch_error_fails_the_run_once_without_retry(make_settings, emulator):
+    settings = make_settings(
+        VLLM_DIGEST_SOURCE="github", GITHUB_API_URL=emulator.base_url, GITHUB_TOKEN="ghp_wrong"
+    )
+    defs = build_definitions(settings)
+    result = dg.materialize(
+        [raw_asset(defs)], resources=defs.resources, partition_key=DAY,
+        instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
+    )
+    assert not result.success
+    types = [e.event_type_value for e in result.all_events]
+    assert types.count("STEP_FAILURE") == 1
+    assert types.count("STEP_UP_FOR_RETRY") == 0
+    [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert "401" in failure.step_failure_data.error.message
+    assert not (settings.raw_dir / REPO.owner / REPO.name / DAY).exists()
