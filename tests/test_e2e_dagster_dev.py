@@ -7,15 +7,8 @@ DAGSTER_HOME, data home and log live in a temp dir; the log path is printed
 in every failure. The server is stopped at the end, and the teardown fails
 if any process of its group outlives it.
 
-A backfill that includes the coming site asset (key ["site"]; the issue asks
-that it "rebuilds the index once, at the end") is a few lines here:
-
-    backfill = dev.run_backfill([*partitioned_keys(nodes), SITE], FIRST, LAST)
-    [site] = dev.materializations_in(SITE, backfill)
-    reports = dev.materializations_in(REPORT, backfill)
-    assert len(reports) == 3 and int(site["timestamp"]) >= max(int(m["timestamp"]) for m in reports)
-
-and `layer_of` already places it after the report.
+A backfill that also selects the site asset (key ["site"], unpartitioned) runs
+its days as one run, then rebuilds the index and feed once, after every report.
 """
 
 from __future__ import annotations
@@ -129,7 +122,7 @@ def test_lineage_runs_raw_to_report_through_every_layer(server):
         assert (*PREFIX, upstream) in nodes[(*PREFIX, downstream)]["deps"], (upstream, downstream)
     # nothing dangles: every partitioned asset feeds the report
     partitioned = partitioned_keys(nodes)
-    assert len(partitioned) == 25
+    assert len(partitioned) == 27
     assert set(partitioned) == upstream_of(nodes, REPORT) | {REPORT}
     assert {nodes[k]["backfillPolicy"]["policyType"] for k in partitioned} == {"SINGLE_RUN"}
 
@@ -182,6 +175,24 @@ def test_three_day_backfill_is_one_run_and_writes_three_reports(server):
     last = json.loads(report_path(settings, "2026-03-22", "json").read_text(encoding="utf-8"))
     assert {k: sorted(v) for k, v in last["lists"].items()} == {k: sorted(v) for k, v in real["lists"].items()}
     assert not report_path(settings, "2026-03-19", "json").exists()
+
+
+def test_backfill_with_the_site_rebuilds_the_index_once_after_the_reports(server):
+    dev, settings = server.dev, server.settings
+    days = ["2026-03-17", "2026-03-18"]
+    backfill = dev.run_backfill([*partitioned_keys(dev.asset_nodes()), SITE], days[0], days[-1])
+    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
+    reports = dev.materializations_in(REPORT, backfill)
+    assert sorted(m["partition"] for m in reports) == days
+    # the days are still one run; the site is built once, when the last report is on disk
+    day_runs = [r for r in backfill.runs if [*SITE] not in [a["path"] for a in r["assetSelection"]]]
+    assert len(day_runs) == 1
+    [site] = dev.materializations_in(SITE, backfill)
+    assert int(site["timestamp"]) >= max(int(m["timestamp"]) for m in reports)
+    index = (settings.site_dir / "index.html").read_text(encoding="utf-8")
+    feed = (settings.site_dir / "feed.xml").read_text(encoding="utf-8")
+    for day in days:
+        assert f"{day}.zh.html" in index and f"{day}.zh.html" in feed, day
 
 
 def graphql_failures(responses) -> list:
