@@ -32,11 +32,17 @@ from vllm_digest.warehouse.sql_files import purpose, read_sql
 ROWS_BY_DAY_MAX_DAYS = 31
 
 _TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|mart)_[a-z0-9_]+)", re.IGNORECASE)
+# a batch's temp table built by its own sql/run_<name>.sql (run_days is built in Python and reads files)
+_TEMP_REF = re.compile(r"\b(?:FROM|JOIN)\s+(run_(?!days\b)[a-z0-9_]+)", re.IGNORECASE)
 
 
 def upstream_tables(model: str) -> list[str]:
-    """The tables a model reads, as its SQL names them."""
-    return sorted({t for t in _TABLE_REF.findall(read_sql(model)) if t != model})
+    """The tables a model reads, as its SQL names them; a temp table passes on the tables it is built from."""
+    sql = read_sql(model)
+    found = set(_TABLE_REF.findall(sql))
+    for temp in set(_TEMP_REF.findall(sql)) - {model}:
+        found |= set(upstream_tables(temp))
+    return sorted(found - {model})
 
 
 def model_spec(repo: RepoRef, model: str, group: str) -> dg.AssetSpec:
