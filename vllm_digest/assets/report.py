@@ -5,7 +5,7 @@ import dagster as dg
 
 from vllm_digest.assets.common import SINGLE_RUN, WAREHOUSE_POOL, context_windows, day_span
 from vllm_digest.report.context import build_report_context
-from vllm_digest.report.insights import TABLES_READ
+from vllm_digest.report.insights import TABLES_READ, DayBatch
 from vllm_digest.report.render import render_markdown, write_report
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.resource import WarehouseResource
@@ -36,7 +36,8 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
         with warehouse.connect(read_only=True) as con:
-            contexts = [build_report_context(con, settings, repo, w) for w in windows]
+            batch = DayBatch(con, repo.full_name, [w.key for w in windows])
+            contexts = [build_report_context(con, settings, repo, w, batch) for w in windows]
         written = {}
         for ctx in contexts:
             written = write_report(settings, repo, ctx)

@@ -107,11 +107,13 @@ def build_context(
 
 
 def build_report_context(
-    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow
+    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow,
+    batch: insights.DayBatch | None = None,
 ) -> dict:
-    """The base context plus the seven sections, read while the connection is open."""
+    """The base context plus the seven sections, read while the connection is open; a range run
+    passes one ``insights.DayBatch`` of all its days so each query runs once, not once a day."""
     ctx = build_context(con, settings, repo, window)
-    data = insights.gather(con, repo.full_name, window.key, ctx["counts"])
+    data = insights.gather(con, repo.full_name, window.key, ctx["counts"], batch)
     ctx["sections"] = build_sections(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
     ctx["count_history"] = data["count_history"]
     return ctx
