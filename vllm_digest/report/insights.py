@@ -53,6 +53,15 @@ def _per_day(found: list[dict], keep_day: bool = False) -> dict[str, list[dict]]
 # name -> (SQL reading every batch day, whether its rows keep their `day` column). Each is ordered by
 # day first and then as the per-day report needs; a per-day LIMIT is a QUALIFY over the day.
 QUERIES = {
+    # the report's header and appendix (report/context.py)
+    "daily_counts": (f"SELECT * FROM mart_daily_counts {DAYS} ORDER BY day", True),
+    "manifest": (
+        f"SELECT day, source, semantics, complete, incomplete_reasons FROM stg_fetch_manifest {DAYS} ORDER BY day",
+        False,
+    ),
+    # newest first; ties broken by the larger number so the order is total
+    "members": (f"SELECT * FROM mart_five_sets {DAYS} ORDER BY day, set_name, occurred_at DESC, number DESC", True),
+    # the sections
     "items": (
         "SELECT day, number, kind, title, body, state, author_login, author_is_bot, labels, "
         "comments_total, additions, deletions, changed_files, draft, created_at, merged_at, closed_at "
@@ -265,7 +274,7 @@ def gather(con: duckdb.DuckDBPyConnection, repo: str, day: str, counts: dict, ba
     }
 
 
-# The tables gather() reads: the report asset declares them as its inputs.
+# The tables the report reads (DayBatch's queries): the report asset declares them as its inputs.
 TABLES_READ = (
     "core_items", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts",
     "mart_focus_items", "mart_item_hotness", "mart_topic_daily", "mart_item_topics",
