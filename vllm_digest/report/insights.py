@@ -17,6 +17,7 @@ import duckdb
 
 HISTORY_DAYS = 30
 HOT_LIMIT, TOPIC_LIMIT, RANKED_LIMIT, PARTS_LIMIT = 3, 5, 5, 5
+TOPIC_NUMBERS = 8  # items listed under a topic
 # mart_item_hotness: the stored parts of each score, in the order a chart stacks them
 HOTNESS_PARTS = (
     "comments_points", "participants_points", "reviews_points",
@@ -93,8 +94,14 @@ QUERIES = {
         "ORDER BY day, items DESC, topic_id",
         False,
     ),
+    # the first TOPIC_NUMBERS members of each listed topic (a year holds ~600,000 memberships)
     "topic_members": (
-        f"SELECT DISTINCT day, topic_id, number FROM mart_item_topics {DAYS} ORDER BY day, topic_id, number DESC",
+        f"WITH listed AS (SELECT day, topic_id FROM mart_topic_daily {DAYS} AND items > 0 "
+        f"QUALIFY row_number() OVER (PARTITION BY day ORDER BY items DESC, topic_id) <= {TOPIC_LIMIT}), "
+        f"members AS (SELECT DISTINCT day, topic_id, number FROM mart_item_topics {DAYS}) "
+        "SELECT day, topic_id, number FROM members JOIN listed USING (day, topic_id) "
+        f"QUALIFY row_number() OVER (PARTITION BY day, topic_id ORDER BY number DESC) <= {TOPIC_NUMBERS} "
+        "ORDER BY day, topic_id, number DESC",
         False,
     ),
     "key_changes": (
@@ -202,7 +209,7 @@ def topics(found: list[dict], member_rows: list[dict]) -> list[dict]:
             "ratio": r["items_ratio"],
             "rising": bool(r["rising"]),
             "baseline_incomplete": r["trend_status"] == "baseline incomplete",
-            "numbers": members.get(r["topic_id"], [])[:8],
+            "numbers": members.get(r["topic_id"], [])[:TOPIC_NUMBERS],
         }
         for r in found
     ]

@@ -7,6 +7,7 @@ HTML, an autolink or a new block is neutralised.
 
 from __future__ import annotations
 
+import functools
 import re
 
 MAX_INLINE_CHARS = 300
@@ -24,6 +25,8 @@ _BARE_URL = re.compile(r"(?i)\b(https?|ftp|javascript|data|vbscript|file)(:)")
 _WWW = re.compile(r"(?i)\bwww\.")
 
 
+# the same titles, labels and logins are escaped for both languages and on many days
+@functools.lru_cache(maxsize=4096)
 def md_inline(text: str | None, limit: int = MAX_INLINE_CHARS) -> str:
     """One safe line of Markdown from untrusted text."""
     text = plain_inline(text, limit)
