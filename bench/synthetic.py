@@ -118,6 +118,7 @@ class _Item:
     closed: dt.datetime | None = None
     merged: dt.datetime | None = None
     comments: int = 0
+    last_comment: dt.datetime | None = None
     additions: int = 0
     deletions: int = 0
     changed_files: int = 0
@@ -264,6 +265,7 @@ class _Generator:
             "reactions": {"total_count": self.rng.choice([0, 0, 0, 0, 1, 2, 5])},
         })
         item.comments += 1
+        item.last_comment = at
 
     # ------------------------------------------------------------- days
     def _count(self, mean: float, factor: float) -> int:
@@ -332,7 +334,8 @@ class _Generator:
     # ------------------------------------------------------------- output
     def issue_json(self, item: _Item) -> dict:
         path = "pull" if item.is_pr else "issues"
-        latest = max(t for t in (item.created, item.closed) if t is not None)
+        # as on GitHub, a new comment bumps the item's updated_at (the issues list's `since` reads it)
+        latest = max(t for t in (item.created, item.closed, item.last_comment) if t is not None)
         obj = {
             "id": item.number * 1_000_003, "node_id": f"I_{item.number}", "number": item.number,
             "title": item.title, "user": _user(item.author), "labels": [{"name": x} for x in item.labels],
