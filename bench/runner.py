@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--reset-home", action="store_true", help="empty the data home before each repeat")
     p.add_argument("--warm", action="store_true", help="load the sample files before timing")
+    p.add_argument("--no-checks", action="store_true", help="materialize the assets without their asset checks")
     a = p.parse_args(argv)
 
     env = {
@@ -55,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
 
     settings = load_settings(env)
     defs = build_definitions(settings)
-    assets = list(defs.assets)
+    # the whole graph, as a backfill from the UI runs it: assets and their checks
+    assets = list(defs.assets) + ([] if a.no_checks else list(defs.asset_checks))
     last = a.last or a.first
 
     def run(first: str, last: str) -> None:

@@ -2,22 +2,25 @@
 -- text it matched. Run once per regex rule ($pattern bound, with $scope, $owner_id, $parent_id, $rule_ord and
 -- $fields naming what to search) over all the batch's days at once: DuckDB compiles a regex once per
 -- statement only when the pattern is a constant, and a pattern read from a joined column is recompiled for
--- every row (0.5 s per day for the default taxonomy, against milliseconds this way).
-WITH items AS (
-    SELECT repo, day, number, title, body, author_login FROM core_items
-    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+-- every row (0.5 s per day for the default taxonomy, against milliseconds this way). The texts come from
+-- run_texts (sql/run_texts.sql, built from core_items at the start of the batch): each distinct text is
+-- matched once and its hits are written for every item-day that carries it.
+WITH hits AS (
+    SELECT text_id, 'title' AS field, regexp_extract(title, $pattern) AS matched
+    FROM run_texts
+    WHERE list_contains(CAST($fields AS VARCHAR[]), 'title') AND regexp_matches(coalesce(title, ''), $pattern)
+    UNION ALL
+    SELECT text_id, 'body', regexp_extract(body, $pattern)
+    FROM run_texts
+    WHERE list_contains(CAST($fields AS VARCHAR[]), 'body') AND body IS NOT NULL AND body <> ''
+      AND regexp_matches(body, $pattern)
+    UNION ALL
+    SELECT text_id, 'author', author_login
+    FROM run_texts
+    WHERE list_contains(CAST($fields AS VARCHAR[]), 'author') AND regexp_matches(coalesce(author_login, ''), $pattern)
 )
-SELECT repo, day, number, $scope AS scope, $owner_id AS owner_id, $parent_id AS parent_id,
-       'title' AS field, CAST($rule_ord AS INTEGER) AS rule_ord, regexp_extract(title, $pattern) AS matched
-FROM items
-WHERE list_contains(CAST($fields AS VARCHAR[]), 'title') AND regexp_matches(coalesce(title, ''), $pattern)
-UNION ALL
-SELECT repo, day, number, $scope, $owner_id, $parent_id, 'body', CAST($rule_ord AS INTEGER),
-       regexp_extract(body, $pattern)
-FROM items
-WHERE list_contains(CAST($fields AS VARCHAR[]), 'body') AND body IS NOT NULL AND body <> ''
-  AND regexp_matches(body, $pattern)
-UNION ALL
-SELECT repo, day, number, $scope, $owner_id, $parent_id, 'author', CAST($rule_ord AS INTEGER), author_login
-FROM items
-WHERE list_contains(CAST($fields AS VARCHAR[]), 'author') AND regexp_matches(coalesce(author_login, ''), $pattern)
+SELECT CAST($repo AS VARCHAR) AS repo, d.item.day AS day, d.item.number AS number,
+       $scope AS scope, $owner_id AS owner_id, $parent_id AS parent_id,
+       h.field, CAST($rule_ord AS INTEGER) AS rule_ord, h.matched
+FROM hits AS h
+JOIN (SELECT text_id, unnest(item_days) AS item FROM run_texts) AS d USING (text_id)

@@ -61,6 +61,62 @@ class Dataset:
         times = [_t(e["created_at"]) for e in self.events] + [_t(i["created_at"]) for i in self.items.values()]
         return max(times) if times else dt.datetime.now(UTC)
 
+    def as_of(self, now: dt.datetime) -> "Dataset":
+        """What GitHub shows at ``now``: nothing created later, and items in their state at ``now``.
+
+        A dataset holds each item's final state; asked at an earlier moment, GitHub would not list
+        items created since, show closings or merges still to come, nor an ``updated_at`` after
+        ``now``. An item whose final state lies in the future gets its state back from the closed
+        and reopened events up to ``now`` and its ``updated_at`` from its last activity up to it.
+        """
+        def upto(rows, key="created_at"):
+            return [r for r in rows if (_t(r.get(key) or r.get("created_at")) or now) <= now]
+
+        events = [e for e in self.events if _t(e["created_at"]) <= now]
+        comments, review_comments = upto(self.comments), upto(self.review_comments)
+        reviews = upto(self.reviews, "submitted_at")
+        last: dict[int, dt.datetime] = {}
+        toggles: dict[int, list[tuple[dt.datetime, str]]] = {}
+        for e in events:
+            n, at = e["issue"]["number"], _t(e["created_at"])
+            last[n] = max(last.get(n, at), at)
+            if e["event"] in ("closed", "reopened"):
+                toggles.setdefault(n, []).append((at, e["event"]))
+        for c in comments + review_comments:
+            tail = (c.get("issue_url") or c.get("pull_request_url") or "").rstrip("/").rsplit("/", 1)[-1]
+            if tail.isdigit():
+                at = _t(c["created_at"])
+                last[int(tail)] = max(last.get(int(tail), at), at)
+        items = {}
+        for n, item in self.items.items():
+            created = _t(item["created_at"])
+            if created > now:
+                continue
+            closed, updated = _t(item.get("closed_at")), _t(item.get("updated_at")) or created
+            merged = _t((item.get("pull_request") or {}).get("merged_at"))
+            if all(m is None or m <= now for m in (closed, merged, updated)):
+                items[n] = item
+                continue
+            marks = sorted(toggles.get(n, []))
+            if marks:
+                closed = marks[-1][0] if marks[-1][1] == "closed" else None
+            elif closed is not None and closed > now:
+                closed = None
+            merged = merged if merged is not None and merged <= now else None
+            if updated > now:
+                updated = max(t for t in (created, closed, last.get(n)) if t is not None)
+            past = {**item, "state": "closed" if closed else "open", "closed_at": _iso(closed), "updated_at": _iso(updated)}
+            if "pull_request" in item:
+                past["pull_request"] = {**item["pull_request"], "merged_at": _iso(merged)}
+            items[n] = past
+        pulls = {n: {**p, "merged_at": (items[n].get("pull_request") or {}).get("merged_at")} if "merged_at" in p else p
+                 for n, p in self.pulls.items() if n in items}
+        return Dataset(self.repo, items, events, comments, review_comments, reviews, pulls)
+
+
+def _iso(moment: dt.datetime | None) -> str | None:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if moment is not None else None
+
 
 @dataclass
 class Fault:
@@ -179,6 +235,7 @@ class GitHubEmulator:
         self._count = 0
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
+        self._view: tuple[dt.datetime, int, Dataset] | None = None
 
     # ----------------------------------------------------------- lifecycle
     def __enter__(self) -> "GitHubEmulator":
@@ -222,6 +279,14 @@ class GitHubEmulator:
         with self._lock:
             self.requests.clear()
 
+    def view(self) -> Dataset:
+        """The dataset as of the emulated clock (recomputed when ``now`` or the dataset changes)."""
+        with self._lock:
+            key = (self.now, id(self.dataset))
+            if self._view is None or self._view[:2] != key:
+                self._view = (*key, self.dataset.as_of(self.now))
+            return self._view[2]
+
     # ------------------------------------------------------------- routing
     def _take_fault(self, path: str) -> Fault | None:
         with self._lock:
@@ -245,16 +310,16 @@ class GitHubEmulator:
         if not m or f"{m.group(1)}/{m.group(2)}".lower() != self.dataset.repo.lower():
             return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, None, None
         rest = m.group(3)
-        d = self.dataset
+        d = self.view()
         if rest == "/issues/events":
             horizon = self.now - dt.timedelta(days=self.events_horizon_days)
-            rows = [e for e in d.events if horizon <= _t(e["created_at"]) <= self.now]
+            rows = [e for e in d.events if horizon <= _t(e["created_at"])]
             rows.sort(key=lambda e: (e["created_at"], e["id"]), reverse=True)
             rows = [{**e, "issue": d.items.get(e["issue"]["number"], e["issue"])} for e in rows]
             return self._paged(rows, q)
         if rest == "/issues":
             rows = list(d.items.values())
-            return self._paged(self._since_sorted(rows, q, default_sort="created", default_dir="desc"), q)
+            return self._paged(self._since_sorted(rows, q, "created", "desc", default_state="open"), q)
         if rest == "/issues/comments":
             return self._paged(self._since_sorted(d.comments, q, "created", "asc"), q)
         if rest == "/pulls/comments":
@@ -274,12 +339,14 @@ class GitHubEmulator:
             return 200, pull, None, None
         return 404, {"message": "Not Found"}, None, None
 
-    def _since_sorted(self, rows, q, default_sort, default_dir):
+    def _since_sorted(self, rows, q, default_sort, default_dir, default_state=None):
         since = _t(q.get("since"))
         if since is not None:
             rows = [r for r in rows if _t(r.get("updated_at") or r.get("created_at")) >= since]
-        if q.get("state", "all") != "all":
-            rows = [r for r in rows if r.get("state") == q["state"]]
+        # the issues list serves open items unless asked otherwise, as GitHub's does; comments have no state
+        state = q.get("state", default_state) if default_state else "all"
+        if state != "all":
+            rows = [r for r in rows if r.get("state") == state]
         key = "updated_at" if q.get("sort", default_sort) == "updated" else "created_at"
         return sorted(rows, key=lambda r: (r.get(key) or "", r.get("id", 0)),
                       reverse=q.get("direction", default_dir) == "desc")
@@ -306,7 +373,7 @@ class GitHubEmulator:
                 preds.append((name, _range_predicate(value)))
         rows = []
         if repo == self.dataset.repo.lower():
-            for item in self.dataset.items.values():
+            for item in self.view().items.values():
                 is_pr = "pull_request" in item
                 if kind == "issue" and is_pr or kind == "pr" and not is_pr:
                     continue

@@ -2,6 +2,7 @@
 check and day, and fail for the right reason with the culprit named."""
 
 import json
+from functools import partial
 
 import dagster as dg
 
@@ -110,12 +111,36 @@ def test_rules_fail_on_broken_rows(make_settings):
         con.execute("INSERT INTO core_items SELECT * FROM core_items WHERE number = 37839")
         con.execute("DELETE FROM core_items WHERE number = 36131")
         con.execute("UPDATE mart_daily_counts SET merged_prs = merged_prs + 1")
-        dup = quality.unique_key(con, "core_items", **args)
-        orphan = quality.five_sets_in_core(con, **args)
-        counts = quality.counts_match_lists(con, **args)
+        dup = quality.one_day(quality.unique_key, con, table="core_items", **args)
+        orphan = quality.one_day(quality.five_sets_in_core, con, **args)
+        counts = quality.one_day(quality.counts_match_lists, con, **args)
     assert not dup.passed and dup.metadata["duplicate_keys"] == ["37839"]
     assert not orphan.passed and orphan.metadata["missing_numbers"] == [36131]
     assert not counts.passed and counts.metadata["mismatched"] == {"merged_prs": {"count": 22, "list_length": 21}}
+
+
+def test_rules_over_many_days_equal_each_day_alone(make_settings):
+    """A range run asks each rule once for all its days; a broken day stays broken and the others pass."""
+    settings = make_settings()
+    days = ["2026-03-20", "2026-03-21", "2026-03-22"]
+    materialize(settings, days[0], days[-1])
+    with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
+        con.execute("INSERT INTO core_items SELECT * FROM core_items WHERE number = 37839 AND day = DATE '2026-03-22'")
+        con.execute("DELETE FROM core_items WHERE number = 36131 AND day = DATE '2026-03-22'")
+        con.execute("UPDATE mart_daily_counts SET merged_prs = merged_prs + 1 WHERE day = DATE '2026-03-21'")
+        con.execute("DELETE FROM stg_fetch_manifest WHERE day = DATE '2026-03-20'")
+        rules = [partial(quality.unique_key, table=t) for t in quality.UNIQUE_KEYS] + [
+            quality.five_sets_in_core, quality.counts_match_lists, quality.reconcile_totals, quality.fetch_complete,
+        ]
+        for rule in rules:
+            together = rule(con, repo="vllm-project/vllm", days=days)
+            alone = {d: quality.one_day(rule, con, repo="vllm-project/vllm", day=d) for d in days}
+            assert together == alone
+        passed = {d: quality.unique_key(con, "core_items", "vllm-project/vllm", days)[d].passed for d in days}
+        assert passed == {"2026-03-20": True, "2026-03-21": True, "2026-03-22": False}
+        counts = quality.counts_match_lists(con, "vllm-project/vllm", days)
+        assert [counts[d].passed for d in days] == [True, False, True]
+        assert not quality.fetch_complete(con, "vllm-project/vllm", days)["2026-03-20"].passed
 
 
 def test_each_repo_gets_its_own_partitioned_checks(make_settings):

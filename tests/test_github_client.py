@@ -89,7 +89,9 @@ def test_comments_reviews_sizes_and_reopened_closing(tmp_path):
 
 def test_search_cap_splits_the_window_and_lands_everything(tmp_path):
     items = {n: item(n, DAY.start + dt.timedelta(seconds=30 * n), pr=True) for n in range(1, 2501)}
-    with GitHubEmulator(Dataset("vllm-project/vllm", items), token=TOKEN, now=DAY.end, search_limit=500) as emu:
+    # a day old: its items come from created-in-window searches, which the cap makes split
+    with GitHubEmulator(Dataset("vllm-project/vllm", items), token=TOKEN, now=DAY.end + dt.timedelta(days=1),
+                        search_limit=500) as emu:
         payload = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, **FAST)
     searches = [r.query["q"] for r in emu.requests if r.path == "/search/issues" and "is:pr" in r.query["q"]]
     assert len({q for q in searches}) > 3  # the day was halved until each part fits under the cap
@@ -99,7 +101,7 @@ def test_search_cap_splits_the_window_and_lands_everything(tmp_path):
 
 
 def test_incomplete_results_are_retried_then_recorded(tmp_path):
-    with GitHubEmulator(synthetic(), token=TOKEN, now=DAY.end) as emu:
+    with GitHubEmulator(synthetic(), token=TOKEN, now=DAY.end + dt.timedelta(days=1)) as emu:
         emu.faults.append(Fault("incomplete", match="/search/issues", count=3))
         payload = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, **FAST)
     m = payload.manifest
@@ -150,3 +152,65 @@ def test_search_budget_is_tracked_and_waited_for():
                 client.get("search/issues", {"q": "repo:vllm-project/vllm is:issue"}, conditional=False)
         assert [r.status for r in emu.requests] == [200, 200, 200]  # waited instead of hitting a 403
         assert client.budgets["search"].limit == 2
+
+
+def _issues_lists(emu):
+    return [r.query for r in emu.requests if r.path.endswith("/repos/vllm-project/vllm/issues")]
+
+
+def test_recent_day_takes_its_items_from_the_open_list_and_lands_the_same(tmp_path):
+    """Fetched just after the window ends, the day's items come from the open issues list (no
+    created-in-window searches); the payload is the one the search plan lands."""
+    lag = DAY.end + dt.timedelta(minutes=10)
+    with GitHubEmulator(synthetic(), token=TOKEN, now=lag) as emu:
+        recent = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, **FAST)
+        lists, searches = _issues_lists(emu), [r for r in emu.requests if r.path == "/search/issues"]
+        emu.clear_log()
+        searched = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, recent_hours=0, **FAST)
+        assert sum(1 for r in emu.requests if r.path == "/search/issues") == 2  # is:issue and is:pr created:
+    assert recent.manifest["items_plan"] == "open issues list" and searched.manifest["items_plan"] == "created searches"
+    assert searches == []
+    assert lists == [{"state": "open", "since": iso(DAY.start), "sort": "updated", "direction": "asc", "per_page": "100"}]
+    for kind in ("issues", "events", "comments", "review_comments", "reviews", "pulls"):
+        assert getattr(recent, kind) == getattr(searched, kind), kind
+    assert sorted(i["number"] for i in recent.issues) == [1, 2, 3, 4]
+    assert recent.manifest["totals"]["new_prs"]["numbers"] == [3] == searched.manifest["totals"]["new_prs"]["numbers"]
+    assert recent.manifest["request_count"] < searched.manifest["request_count"]
+
+
+def test_recent_day_finds_items_closed_after_the_window_or_before_it():
+    """Created in the window and closed minutes after it: not open, so only the closing event after
+    the window embeds it. Closed before the window and commented in it: one search finds it."""
+    s = DAY.start
+    old = dt.datetime(2025, 12, 1, tzinfo=UTC)
+    items = {
+        7: item(7, s + dt.timedelta(hours=6), closed=DAY.end + dt.timedelta(minutes=5)),
+        8: item(8, old, closed=old + dt.timedelta(days=1), updated=s + dt.timedelta(hours=7)),
+        9: item(9, old, updated=s + dt.timedelta(hours=8)),  # open, touched in the window, no comment: not the day's
+    }
+    events = [{"id": 20, "event": "closed", "created_at": iso(DAY.end + dt.timedelta(minutes=5)), "actor": None,
+               "commit_id": None, "issue": {"number": 7}}]
+    comments = [{"id": 110, "issue_url": f"{API}/issues/8", "user": {"login": "x", "type": "User"},
+                 "created_at": iso(s + dt.timedelta(hours=7)), "updated_at": iso(s + dt.timedelta(hours=7)),
+                 "body": "still broken", "author_association": "NONE"}]
+    data = Dataset("vllm-project/vllm", items, events, comments)
+    with GitHubEmulator(data, token=TOKEN, now=DAY.end + dt.timedelta(minutes=10)) as emu:
+        payload = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, **FAST)
+        queries = [r.query["q"] for r in emu.requests if r.path == "/search/issues"]
+    assert sorted(i["number"] for i in payload.issues) == [7, 8]
+    assert payload.manifest["totals"]["new_issues"]["numbers"] == [7]
+    assert queries == [f"repo:vllm-project/vllm closed:<{iso(s)} updated:>={iso(s)}"]
+    assert payload.events == [] and payload.manifest["complete"] is True
+
+
+def test_emulator_shows_the_dataset_as_of_its_clock():
+    """GitHub never lists what does not exist yet, nor a closing still to come."""
+    data = synthetic()
+    view = data.as_of(DAY.start + dt.timedelta(hours=4, minutes=30))  # #3 created, merge still to come
+    assert 5 not in view.items
+    assert view.items[3]["state"] == "open" and view.items[3]["pull_request"]["merged_at"] is None
+    assert view.items[3]["updated_at"] == iso(DAY.start + dt.timedelta(hours=1))
+    assert view.items[4]["state"] == "closed"  # closed at 4 h, reopened two days later
+    assert [c["id"] for c in view.comments] == [100, 101]
+    later = data.as_of(DAY.end + dt.timedelta(days=3))
+    assert later.items == data.items

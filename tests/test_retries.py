@@ -70,7 +70,8 @@ def test_client_errors_say_whether_a_later_attempt_can_succeed(emulator):
 
 def test_fetch_passes_transient_errors_to_the_retry_policy_and_fails_the_rest(make_settings, emulator):
     window = window_for_day(DAY, make_settings())
-    emulator.faults.append(Fault("garble", match="/search/issues"))
+    # every request the plan makes for a day touches an /issues path (list, events, search, comments)
+    emulator.faults.append(Fault("garble", match="/issues", count=100))
     source = ActivitySourceResource(kind="github", github_api_url=emulator.base_url, github_token=TOKEN)
     with pytest.raises(GitHubError) as transient:
         fetch_or_fail(source, REPO, window, None)

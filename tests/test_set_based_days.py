@@ -4,6 +4,8 @@ sweeps, same-instant merge/close pairs)."""
 
 import datetime as dt
 
+import pytest
+
 from bench.synthetic import generate
 from pipeline_helpers import ALL_MODELS, table_hashes
 from vllm_digest.partitions import window_for_day
@@ -52,3 +54,28 @@ def test_rebuilding_a_subset_leaves_other_days(tmp_path, make_settings):
         for models in (STG_MODELS, CORE_MODELS, MART_MODELS):
             build_days(con, models, repo, [window_for_day(DAYS[1], settings)], settings.raw_dir)
     assert table_hashes(settings, ALL_MODELS) == before
+
+
+def test_report_batch_reads_what_per_day_queries_read(tmp_path, make_settings):
+    """A range run's report reads each mart once for all its days (insights.DayBatch); every day
+    it slices out equals what that day's own queries return, 30-day histories included."""
+    from conftest import materialize
+    from vllm_digest.report import insights
+    from vllm_digest.report.context import build_context
+
+    generate(tmp_path / "root", dt.datetime(2026, 1, 3, 3, 39, tzinfo=dt.timezone.utc), 8)
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "root"), VLLM_DIGEST_START_DATE="2026-01-03")
+    days = [f"2026-01-{d:02d}" for d in range(3, 11)]
+    materialize(settings, days[0], days[-1])
+    repo = settings.repos[0]
+    with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
+        batch = insights.DayBatch(con, repo.full_name, days[2:])
+        for day in days[2:]:
+            counts = build_context(con, settings, repo, window_for_day(day, settings))["counts"]
+            alone = insights.gather(con, repo.full_name, day, counts)
+            assert insights.gather(con, repo.full_name, day, counts, batch) == alone, day
+            # not vacuous: the synthetic days have comments, hot threads, focus items and a history
+            assert alone["comments"] and alone["hot"] and alone["focus"] and alone["topics"]
+            assert [r["day"] for r in alone["count_history"]] == [d for d in days if d <= day]
+        with pytest.raises(KeyError, match=days[0]):  # a day outside the batch must not read as empty
+            batch.day(days[0])

@@ -1,6 +1,7 @@
 """Partition writes against real DuckDB files: a failed rebuild keeps the old
 rows, and two processes writing one warehouse at once both succeed."""
 
+import datetime as dt
 import os
 import subprocess
 import sys
@@ -95,28 +96,54 @@ def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
     result = materialize(settings, "2026-03-21", "2026-03-22")
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
         per_day = dict(con.execute("SELECT CAST(day AS VARCHAR), count(*) FROM mart_five_sets GROUP BY 1").fetchall())
-        columns = {t: {c for c, _ in table_columns(con, t)} for t in ALL_MODELS}
+        ordered = {t: [c for c, _ in table_columns(con, t)] for t in ALL_MODELS}
+    columns = {t: set(cs) for t, cs in ordered.items()}
     five_sets, other_day = _materializations(result, "mart_five_sets")
     assert {five_sets.partition, other_day.partition} == {"2026-03-21", "2026-03-22"}
     assert five_sets.metadata["rows_by_day"].value == per_day
     assert per_day["2026-03-22"] == 104
     assert "dagster/row_count" not in five_sets.metadata  # one count for two days would mislead
+    # the static table shape is on the definition, not repeated on each partition's event
+    assert "dagster/column_schema" not in five_sets.metadata
+    assert "dagster/column_lineage" not in five_sets.metadata
 
+    graph = build_definitions(settings).resolve_asset_graph()
+
+    def definition(table):
+        return graph.get(dg.AssetKey(["vllm_project", "vllm", table])).metadata
+
+    for table in ALL_MODELS:  # the declared schema is what the warehouse file holds
+        schema = definition(table)["dagster/column_schema"]
+        assert [c.name for c in schema.columns] == ordered[table], table
     for table in ("core_items", "core_events", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts"):
-        mat = _materializations(result, table)[0]
-        lineage = mat.metadata["dagster/column_lineage"].value.deps_by_column
+        lineage = definition(table)["dagster/column_lineage"].deps_by_column
         literals = {c for c, deps in DECLARED.get(table, {}).items() if not deps}
         assert set(lineage) == columns[table] - literals, table
         for col, deps in lineage.items():
             for dep in deps:  # every declared or matched dep names a real upstream column
                 assert dep.column_name in columns[dep.asset_key.path[-1]], (table, col, dep)
-    items = _materializations(result, "core_items")[0]
-    deps = items.metadata["dagster/column_lineage"].value.deps_by_column
+    deps = definition("core_items")["dagster/column_lineage"].deps_by_column
     assert {(d.asset_key.path[-1], d.column_name) for d in deps["author_is_bot"]} == {
         ("stg_issues", "author_login"), ("stg_issues", "author_type"),
     }
     assert {d.asset_key.path[-1] for d in deps["merged_at"]} == {"stg_issues", "stg_pulls"}
     # the model's SQL stays on the asset definition, where the UI shows it
-    graph = build_definitions(settings).resolve_asset_graph()
     sql = graph.get(dg.AssetKey(["vllm_project", "vllm", "core_items"])).metadata["sql"].value
     assert "FROM stg_issues AS i" in sql and sql.startswith("```sql")
+
+
+def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_settings):
+    from vllm_digest.assets.warehouse import ROWS_BY_DAY_MAX_DAYS, rows_metadata
+
+    settings = make_settings()
+    first = dt.date(2026, 3, 1)
+    windows = [window_for_day((first + dt.timedelta(days=i)).isoformat(), settings) for i in range(ROWS_BY_DAY_MAX_DAYS + 1)]
+    rows = [10 + i for i in range(len(windows))]
+    meta = rows_metadata(windows, rows)
+    assert "rows_by_day" not in meta  # it would be copied onto all 32 events: 32² entries
+    assert meta["rows_per_day"] == "min 10, max 41, mean 25.5"
+    assert meta["rows_written"] == sum(rows)
+    assert meta["days"] == "2026-03-01...2026-04-01 (32 days)"
+    month = rows_metadata(windows[:-1], rows[:-1])
+    assert month["rows_by_day"].value == {w.key: n for w, n in zip(windows, rows[:-1])}
+    assert rows_metadata(windows[:1], rows[:1])["dagster/row_count"] == 10

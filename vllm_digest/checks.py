@@ -1,6 +1,7 @@
 """Partitioned asset checks over the warehouse, one set per repository.
 
-One op runs every check of a repo for every day of the run. It yields one
+One op runs every check of a repo for every day of the run, each rule's queries
+once for all the days (``warehouse.quality``). It yields one
 ``AssetCheckEvaluation`` per (check, day) instead of an ``AssetCheckResult``:
 in a single-run backfill a result is recorded once, for no partition, while the
 UI shows checks per partition. ``can_subset`` makes the check outputs optional,
@@ -17,7 +18,7 @@ from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse import quality
 from vllm_digest.warehouse.resource import WarehouseResource
 
-Rule = Callable[..., quality.Outcome]
+Rule = Callable[..., dict[str, quality.Outcome]]  # (con, repo=, days=) -> day -> outcome
 
 # (target table, check name, rule, what it guards)
 CHECKS: list[tuple[str, str, Rule, str]] = [
@@ -56,19 +57,22 @@ def build_repo_checks(repo: RepoRef, settings: Settings, partitions_def) -> list
     def warehouse_checks(context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource):
         windows = context_windows(context, settings)
         selected = [k for k in rules if k in context.selected_asset_check_keys]
+        days = [w.key for w in windows]
         with warehouse.connect(read_only=True) as con:
-            for window in windows:
-                for key in selected:
-                    outcome = rules[key](con, repo=repo.full_name, day=window.key)
-                    yield dg.AssetCheckEvaluation(
-                        asset_key=key.asset_key,
-                        check_name=key.name,
-                        passed=outcome.passed,
-                        partition=window.key,
-                        description=outcome.description,
-                        metadata={"day": window.key, **outcome.metadata},
-                        severity=dg.AssetCheckSeverity.WARN if outcome.warn_only else dg.AssetCheckSeverity.ERROR,
-                    )
+            # each rule asks once for all the run's days
+            outcomes = {key: rules[key](con, repo=repo.full_name, days=days) for key in selected}
+        for window in windows:
+            for key in selected:
+                outcome = outcomes[key][window.key]
+                yield dg.AssetCheckEvaluation(
+                    asset_key=key.asset_key,
+                    check_name=key.name,
+                    passed=outcome.passed,
+                    partition=window.key,
+                    description=outcome.description,
+                    metadata={"day": window.key, **outcome.metadata},
+                    severity=dg.AssetCheckSeverity.WARN if outcome.warn_only else dg.AssetCheckSeverity.ERROR,
+                )
 
     return [warehouse_checks]
 

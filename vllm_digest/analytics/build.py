@@ -8,7 +8,8 @@ day is what keeps a year-long backfill within seconds: a per-day loop costs ~0.3
 day in statement overhead alone (measured on the sample), 110 s for a year.
 
 The taxonomy is bound into ``mart_taxonomy_rules`` at the start of the transaction, its
-regexes are run into ``mart_text_hits`` (one statement per regex, constant pattern), and
+regexes are run into ``mart_text_hits`` (one statement per regex, constant pattern, over the
+batch's distinct texts in ``run_texts``), and
 every matching mart reads them from there, so a day's topics and the rules that
 produced them are replaced together or not at all.
 """
@@ -95,6 +96,8 @@ def build_analytics(
             if before_insert is not None:
                 before_insert(model)
             if model == "mart_text_hits":
+                texts = read_sql("run_texts")
+                con.execute(texts, bind(texts, params))
                 for rule in text_rules:
                     con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, {**params, **rule}))
             else:

@@ -6,7 +6,7 @@ import dagster as dg
 from vllm_digest.assets.common import SINGLE_RUN, WAREHOUSE_POOL, context_windows, day_span
 from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.report.context import build_report_context
-from vllm_digest.report.insights import TABLES_READ
+from vllm_digest.report.insights import TABLES_READ, DayBatch
 from vllm_digest.report.narration import narrate_reports, prefetch_cache
 from vllm_digest.report.render import render_markdown, write_report
 from vllm_digest.schedules import report_freshness_policy
@@ -45,7 +45,8 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         windows = context_windows(context, settings)
         narrative_config = narrative.narrative_config()
         with warehouse.connect(read_only=True) as con:
-            contexts = [build_report_context(con, settings, repo, w) for w in windows]
+            batch = DayBatch(con, repo.full_name, [w.key for w in windows])
+            contexts = [build_report_context(con, settings, repo, w, batch) for w in windows]
             cached = prefetch_cache(con, narrative_config, contexts, settings.languages)
         narration = narrate_reports(warehouse.connect, narrative_config, contexts, settings.languages, cached)
         written = {}

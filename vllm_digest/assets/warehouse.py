@@ -19,19 +19,30 @@ from vllm_digest.assets.common import (
     table_schema,
 )
 from vllm_digest.assets.ingest import RAW_ASSET
+from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.layers import build_days
 from vllm_digest.warehouse.lineage import column_deps
-from vllm_digest.warehouse.partitions import table_columns
 from vllm_digest.warehouse.resource import WarehouseResource
+from vllm_digest.warehouse.schema import columns_of
 from vllm_digest.warehouse.sql_files import purpose, read_sql
 
+# a range run copies its metadata onto every day's event, so a {day: rows} dict costs days² entries;
+# up to a month it is worth reading in the UI, beyond that the warehouse answers per day
+ROWS_BY_DAY_MAX_DAYS = 31
+
 _TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|mart)_[a-z0-9_]+)", re.IGNORECASE)
+# a batch's temp table built by its own sql/run_<name>.sql (run_days is built in Python and reads files)
+_TEMP_REF = re.compile(r"\b(?:FROM|JOIN)\s+(run_(?!days\b)[a-z0-9_]+)", re.IGNORECASE)
 
 
 def upstream_tables(model: str) -> list[str]:
-    """The tables a model reads, as its SQL names them."""
-    return sorted({t for t in _TABLE_REF.findall(read_sql(model)) if t != model})
+    """The tables a model reads, as its SQL names them; a temp table passes on the tables it is built from."""
+    sql = read_sql(model)
+    found = set(_TABLE_REF.findall(sql))
+    for temp in set(_TEMP_REF.findall(sql)) - {model}:
+        found |= set(upstream_tables(temp))
+    return sorted(found - {model})
 
 
 def model_spec(repo: RepoRef, model: str, group: str) -> dg.AssetSpec:
@@ -40,21 +51,30 @@ def model_spec(repo: RepoRef, model: str, group: str) -> dg.AssetSpec:
     if not upstream and model.startswith("stg_"):
         deps = [dg.AssetKey([*repo.key_prefix, RAW_ASSET])]
     sql = read_sql(model)
+    # the table's shape is static: it lives on the definition, not on each partition's event
+    metadata = {
+        "sql": dg.MetadataValue.md(f"```sql\n{sql}\n```"),
+        "table": model,
+        "dagster/column_schema": table_schema(columns_of(model)),
+        "dagster/table_name": f"warehouse.main.{model}",
+    }
+    if upstream:
+        metadata["dagster/column_lineage"] = column_lineage(repo, model)
     return dg.AssetSpec(
         key=[*repo.key_prefix, model],
         deps=deps,
         description=f"{purpose(model)}\n\nTable `{model}` in the warehouse, one partition per (repo, day).",
         group_name=group,
         kinds={"duckdb", "sql"},
-        metadata={"sql": dg.MetadataValue.md(f"```sql\n{sql}\n```"), "table": model},
+        metadata=metadata,
     )
 
 
-def column_lineage(repo: RepoRef, model: str, schemas: dict[str, list[tuple[str, str]]]) -> dg.TableColumnLineage:
+def column_lineage(repo: RepoRef, model: str) -> dg.TableColumnLineage:
     deps = column_deps(
         model,
-        [name for name, _ in schemas[model]],
-        {t: [name for name, _ in schemas[t]] for t in upstream_tables(model)},
+        [name for name, _ in columns_of(model)],
+        {t: [name for name, _ in columns_of(t)] for t in upstream_tables(model)},
     )
     return dg.TableColumnLineage(
         deps_by_column={
@@ -94,27 +114,22 @@ def build_layer_asset(
                 per_day = build_days(con, models, repo, windows, settings.raw_dir)
             else:
                 per_day = build(con, repo, windows)
-            # upstream tables too, for column lineage; stg models read files, not tables
-            tables = set(models) | {t for m in models for t in upstream_tables(m)}
-            schemas = {t: table_columns(con, t) for t in tables}
         context.log.info(f"built {layer} for {repo.full_name} {day_span(windows)}")
         for model in models:
             rows = [per_day[w.key][model] for w in windows]
-            metadata = {
-                "days": day_span(windows),
-                "rows_written": sum(rows),
-                "dagster/column_schema": table_schema(schemas[model]),
-                "dagster/table_name": f"warehouse.main.{model}",
-            }
-            if upstream_tables(model):
-                metadata["dagster/column_lineage"] = column_lineage(repo, model, schemas)
-            if len(windows) == 1:
-                metadata["dagster/row_count"] = rows[0]
-            else:
-                # dagster/row_count is per partition; a range run reports each of its days instead
-                metadata["rows_by_day"] = dg.MetadataValue.json(
-                    {w.key: n for w, n in zip(windows, rows)}
-                )
-            yield dg.MaterializeResult(asset_key=[*repo.key_prefix, model], metadata=metadata)
+            yield dg.MaterializeResult(asset_key=[*repo.key_prefix, model], metadata=rows_metadata(windows, rows))
 
     return layer_asset
+
+
+def rows_metadata(windows: list[DayWindow], rows: list[int]) -> dict:
+    """What a run says about each table it wrote; a range run's dict lands on every day's event."""
+    metadata: dict = {"days": day_span(windows), "rows_written": sum(rows)}
+    if len(windows) == 1:
+        metadata["dagster/row_count"] = rows[0]
+    elif len(windows) <= ROWS_BY_DAY_MAX_DAYS:
+        # dagster/row_count is per partition; a range run reports each of its days instead
+        metadata["rows_by_day"] = dg.MetadataValue.json({w.key: n for w, n in zip(windows, rows)})
+    else:
+        metadata["rows_per_day"] = f"min {min(rows)}, max {max(rows)}, mean {sum(rows) / len(rows):.1f}"
+    return metadata

@@ -6,25 +6,43 @@ Plan (``events`` semantics, the normal case), with its cost in requests:
    page's oldest event is older than the window start. Closings, merges and
    reopens come only from here: an item closed in the window and reopened
    later still counts, which no ``closed_at`` snapshot can tell. Each event
-   embeds its issue object, so those items cost nothing more. Cost: events
-   from the window start until now / 100 (1-3 for a day fetched just after it
-   ends). The first page's Date header also tells how old the day is.
-2. Search ``repo:o/r is:issue created:A..B`` and ``is:pr`` (2 requests while a
-   set has <= 100 items). Chosen over the issues list with ``since`` because its
-   cost does not grow with the day's age (the list returns everything updated
-   since, newest activity included) and it yields ``total_count`` to check the
-   landing against. Search's 1,000-result cap is met by halving the window.
+   embeds its issue object (its current state), so those items cost nothing
+   more, including items closed after the window ended. Cost: events from the
+   window start until now / 100 (1-3 for a day fetched just after it ends).
+   The first page's Date header also tells how old the day is.
+2. The day's other items: those created in the window and those its comments
+   and reviews belong to. Two ways, by the day's age on GitHub's clock:
+
+   - **A recent day** (the daily run, ``recent_hours`` after the window end at
+     most): the open issues list ``state=open&since=start&sort=updated``, all
+     pages. Every item created in the window is either open now (so updated
+     since the start: listed) or was closed since (so its closing is one of
+     step 1's events, which embed it); every item commented in the window is
+     open (listed) or closed since the start (step 1) or closed before it,
+     which one search ``closed:<start updated:>=start`` finds (only asked when
+     a commented item is still unknown). The created sets' totals are counted
+     from these items. Cost: open items touched since the start / 100 (1 on a
+     quiet day, 3 on a busy vLLM day), against 2 searches plus the paged
+     updated list that finding commented items costs the other way.
+   - **An older day** (backfills, late re-runs): search ``repo:o/r is:issue
+     created:A..B`` and ``is:pr`` (2 requests while a set has <= 100 items),
+     whose cost does not grow with the day's age and whose ``total_count``
+     checks the landing; search's 1,000-result cap is met by halving the
+     window. Items that comments belong to and that nothing else returned come
+     from the issues list ``since=start&sort=updated&direction=asc``, paged
+     only until every missing number is found (0 requests when none is).
 3. ``GET /repos/{o}/{r}/issues/comments`` and ``/pulls/comments`` with
    ``since=start&sort=created&direction=asc``, paged until past the window end
    (1 request each per 100 comments; ``since`` filters on updated_at, so a few
    older comments edited later come along and are dropped).
-4. Items those comments belong to that steps 1-2 did not return: the issues
-   list ``since=start&sort=updated&direction=asc``, paged only until every
-   missing number is found (0 requests when nothing is missing).
-5. Optional, one request per PR, off by default: reviews (``/pulls/{n}/reviews``
+4. Optional, one request per PR, off by default: reviews (``/pulls/{n}/reviews``
    for PRs with review comments in the window, then merged ones) and PR sizes
    (``/pulls/{n}`` for PRs merged in the window). Labels, author, draft and
-   merged_at already come with the issue objects of steps 1-2.
+   merged_at already come with the issue objects.
+
+Every page is asked with ``per_page=100``, the most GitHub serves. A busy vLLM
+day costs at least ceil(events/100) + ceil(comments/100) + ceil(open items
+touched/100) + 1 (review comments) requests whatever the plan: 2 + 6 + 3 + 1.
 
 When the events endpoint no longer reaches back to the window (GitHub serves
 about 90 days), closings come from ``closed:A..B`` searches and the day is
@@ -57,6 +75,9 @@ class FetchOptions:
     incomplete_retries: int = 2
     max_review_requests: int = 0
     max_pull_requests: int = 0
+    # a day whose window ended at most this long ago (GitHub's clock) takes its items from the open
+    # issues list instead of created-in-window searches (module docstring, step 2)
+    recent_hours: float = 6.0
 
 
 def parse_time(text: str | None) -> dt.datetime | None:
@@ -89,6 +110,9 @@ class _DayFetch:
         self.reasons: list[str] = []
         self.totals: dict[str, dict] = {}
         self.items: dict[int, dict] = {}
+        # current-state issue objects seen on the way, not yet known to belong to the day
+        self.pool: dict[int, dict] = {}
+        self.server_now: float | None = None
         self.notes: dict[str, object] = {}
 
     # ------------------------------------------------------------- helpers
@@ -96,13 +120,19 @@ class _DayFetch:
         if response.etag:
             self.replay[response.url] = compact(response, kind, shape)
 
-    def _keep_item(self, item: dict) -> None:
+    def _keep_item(self, item: dict, into: dict[int, dict] | None = None) -> None:
+        into = self.items if into is None else into
         number = item.get("number")
         if not isinstance(number, int):
             return
-        old = self.items.get(number)
+        old = into.get(number)
         if old is None or (item.get("updated_at") or "") >= (old.get("updated_at") or ""):
-            self.items[number] = item
+            into[number] = item
+
+    def is_recent(self) -> bool:
+        """The window ended at most ``recent_hours`` before GitHub's clock (step 2's choice)."""
+        now = self.server_now or time.time()
+        return now - self.window.end.timestamp() <= self.options.recent_hours * 3600
 
     # -------------------------------------------------------------- events
     def events(self) -> list[dict] | None:
@@ -115,6 +145,7 @@ class _DayFetch:
             self._note(response, "events")
             if pages == 1:
                 now = response.server_time or time.time()
+                self.server_now = now
                 horizon = now - self.options.events_horizon_days * 86400
                 if self.window.start.timestamp() < horizon:
                     self.notes["snapshot_reason"] = (
@@ -126,6 +157,9 @@ class _DayFetch:
                 moment = parse_time(event.get("created_at"))
                 if moment is not None and self.window.contains(moment):
                     kept.setdefault(event["id"], event)
+                issue = event.get("issue")
+                if moment is not None and moment >= self.window.start and isinstance(issue, dict) and "title" in issue:
+                    self._keep_item(issue, self.pool)
             if not rows or parse_time(rows[-1].get("created_at")) < self.window.start:
                 break
             if pages >= self.options.max_event_pages and response.next_url:
@@ -189,6 +223,42 @@ class _DayFetch:
             self.reasons.append(f"{name}: search total_count {found.total} but {len(unique)} items landed")
         return list(unique.values())
 
+    # --------------------------------------------------------- recent day
+    def open_items(self) -> None:
+        """Every open item updated since the window start, into the pool (step 2, a recent day)."""
+        params = {"state": "open", "since": search_time(self.window.start), "sort": "updated",
+                  "direction": "asc", "per_page": self.options.per_page}
+        for response in self.client.pages(f"{self.base}/issues", params):
+            self._note(response, "issues")
+            for item in expect_list(response):
+                self._keep_item(item, self.pool)
+
+    def created_from_pool(self) -> None:
+        """The created sets from the pool: open now, or closed since the start (step 1 embedded it)."""
+        for name, is_pr in (("new_issues", False), ("new_prs", True)):
+            numbers = sorted(
+                n for n, item in self.pool.items()
+                if ("pull_request" in item) == is_pr
+                and (moment := parse_time(item.get("created_at"))) is not None and self.window.contains(moment)
+            )
+            for n in numbers:
+                self._keep_item(self.pool[n])
+            self.totals[name] = {"count": len(numbers), "numbers": numbers, "source": "open issues list and events"}
+
+    def closed_before(self, missing: set[int]) -> None:
+        """Items closed before the window and touched in it: one search finds them all."""
+        q = (f"repo:{self.repo.full_name} closed:<{search_time(self.window.start)} "
+             f"updated:>={search_time(self.window.start)}")
+        params = {"q": q, "sort": "updated", "order": "asc", "per_page": self.options.per_page}
+        response, data = self._search_page("search/issues", params)
+        while True:
+            for item in data["items"]:
+                if item.get("number") in missing:
+                    self._keep_item(item)
+            if not response.next_url or not (missing - set(self.items)):
+                break
+            response, data = self._search_page(response.next_url, None)
+
     # ------------------------------------------------------------ comments
     def comments(self, path: str, kind: str) -> list[dict]:
         params = {"since": search_time(self.window.start), "sort": "created", "direction": "asc",
@@ -206,7 +276,12 @@ class _DayFetch:
         return sorted(kept.values(), key=lambda c: (c.get("created_at") or "", c["id"]))
 
     def missing_items(self, numbers: set[int]) -> None:
+        for n in numbers & set(self.pool):
+            self._keep_item(self.pool[n])
         missing = numbers - set(self.items)
+        if missing and self.is_recent():
+            self.closed_before(missing)
+            missing = numbers - set(self.items)
         if not missing:
             return
         params = {"state": "all", "since": search_time(self.window.start), "sort": "updated",
@@ -280,9 +355,15 @@ def fetch_github_day(
             if event.get("event") in ("closed", "merged", "reopened") and isinstance(issue, dict) and "title" in issue:
                 plan._keep_item(issue)
 
-    for name, qualifier in (("new_issues", "is:issue"), ("new_prs", "is:pr")):
-        for item in plan.search_set(name, qualifier, "created"):
-            plan._keep_item(item)
+    recent = semantics == "events" and plan.is_recent()
+    plan.notes["items_plan"] = "open issues list" if recent else "created searches"
+    if recent:
+        plan.open_items()
+        plan.created_from_pool()
+    else:
+        for name, qualifier in (("new_issues", "is:issue"), ("new_prs", "is:pr")):
+            for item in plan.search_set(name, qualifier, "created"):
+                plan._keep_item(item)
 
     comments = plan.comments("issues/comments", "comments")
     review_comments = plan.comments("pulls/comments", "review_comments")

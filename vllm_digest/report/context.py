@@ -56,33 +56,18 @@ def _item(row: dict, settings: Settings, repo: RepoRef) -> dict:
 
 
 def build_context(
-    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow
+    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow,
+    batch: insights.DayBatch | None = None,
 ) -> dict:
-    params = {"repo": repo.full_name, "day": window.key}
-    counts_rows = rows(
-        con,
-        "SELECT * FROM mart_daily_counts WHERE repo = $repo AND day = CAST($day AS DATE)",
-        params,
-    )
-    if not counts_rows:
+    found = (batch or insights.DayBatch(con, repo.full_name, [window.key])).day(window.key)
+    if not found["daily_counts"]:
         raise ReportDataMissing(
             f"no mart_daily_counts row for {repo.full_name} {window.key}: "
             "materialize the warehouse assets for that day first"
         )
-    counts = {k: int(counts_rows[0][k]) for k in SET_NAMES}
-    manifest = rows(
-        con,
-        "SELECT source, semantics, complete, incomplete_reasons FROM stg_fetch_manifest "
-        "WHERE repo = $repo AND day = CAST($day AS DATE)",
-        params,
-    )[0]
-    members = rows(
-        con,
-        # newest first; ties broken by the larger number so the order is total
-        "SELECT * FROM mart_five_sets WHERE repo = $repo AND day = CAST($day AS DATE) "
-        "ORDER BY set_name, occurred_at DESC, number DESC",
-        params,
-    )
+    counts = {k: int(found["daily_counts"][0][k]) for k in SET_NAMES}
+    manifest = found["manifest"][0]
+    members = found["members"]
     lists: dict[str, list[dict]] = {name: [] for name in SET_NAMES}
     for row in members:
         lists[row["set_name"]].append(_item(row, settings, repo))
@@ -109,11 +94,14 @@ def build_context(
 
 
 def build_report_context(
-    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow
+    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow,
+    batch: insights.DayBatch | None = None,
 ) -> dict:
-    """The base context plus the seven sections, read while the connection is open."""
-    ctx = build_context(con, settings, repo, window)
-    data = insights.gather(con, repo.full_name, window.key, ctx["counts"])
+    """The base context plus the seven sections, read while the connection is open; a range run
+    passes one ``insights.DayBatch`` of all its days so each query runs once, not once a day."""
+    batch = batch or insights.DayBatch(con, repo.full_name, [window.key])
+    ctx = build_context(con, settings, repo, window, batch)
+    data = insights.gather(con, repo.full_name, window.key, ctx["counts"], batch)
     ctx["sections"] = build_sections(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
     attach_facts(ctx["sections"], ctx, data, settings.languages)
     ctx["count_history"] = data["count_history"]

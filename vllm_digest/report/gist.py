@@ -8,6 +8,7 @@ through md_inline or HTML autoescaping like any other untrusted text.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from vllm_digest.report.markdown_safe import plain_inline
@@ -46,6 +47,8 @@ def strip_markup(text: str) -> str:
     return text
 
 
+# each language's sections ask for the same items' gists
+@functools.lru_cache(maxsize=1024)
 def first_sentence(body: str | None, limit: int = GIST_CHARS) -> str:
     """The first informative sentence of a body, or "" when there is none."""
     if not body:

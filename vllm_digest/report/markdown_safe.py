@@ -8,6 +8,7 @@ for a multi-line body (an LLM-written section): lists, bold and code stay.
 
 from __future__ import annotations
 
+import functools
 import re
 
 MAX_INLINE_CHARS = 300
@@ -25,6 +26,8 @@ _BARE_URL = re.compile(r"(?i)\b(https?|ftp|javascript|data|vbscript|file)(:)")
 _WWW = re.compile(r"(?i)\bwww\.")
 
 
+# the same titles, labels and logins are escaped for both languages and on many days
+@functools.lru_cache(maxsize=4096)
 def md_inline(text: str | None, limit: int = MAX_INLINE_CHARS) -> str:
     """One safe line of Markdown from untrusted text."""
     text = plain_inline(text, limit)
