@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--reset-home", action="store_true", help="empty the data home before each repeat")
     p.add_argument("--warm", action="store_true", help="load the sample files before timing")
     p.add_argument("--no-checks", action="store_true", help="materialize the assets without their asset checks")
+    p.add_argument("--dagster-home", help="use the instance configured there (e.g. PostgreSQL) instead of an in-memory one")
     a = p.parse_args(argv)
 
     env = {
@@ -65,8 +66,9 @@ def main(argv: list[str] | None = None) -> int:
             "dagster/asset_partition_range_start": first,
             "dagster/asset_partition_range_end": last,
         }}
-        result = dg.materialize(assets, resources=defs.resources,
-                                instance=dg.DagsterInstance.ephemeral(), **kwargs)
+        instance = (dg.DagsterInstance.from_config(a.dagster_home) if a.dagster_home
+                    else dg.DagsterInstance.ephemeral())
+        result = dg.materialize(assets, resources=defs.resources, instance=instance, **kwargs)
         if not result.success:
             raise SystemExit(f"run {first}..{last} failed")
 

@@ -1,79 +1,67 @@
-"""The PostgreSQL instance example (dagster.postgres.yaml) against a real PostgreSQL:
-a local server in a temp dir, one sample day materialized, its run read back.
+"""The PostgreSQL instance example (dagster.postgres.yaml) against a real PostgreSQL server:
+the test starts its own (initdb + pg_ctl in a temp dir, a free port on 127.0.0.1), runs one
+sample day of the whole graph with run, event-log and schedule storage there, reads the run
+and its materializations back with SQL, and stops the server.
 
-Needs the `dagster_postgres` package (not a project dependency) and PostgreSQL's
-server binaries; skipped with the reason otherwise. Nothing is installed here."""
+Skipped, with the reason, only where PostgreSQL's server binaries are missing (Debian's
+`postgresql` package; `.ci/run` installs it). The server refuses to run as root, so as root
+it runs as the unprivileged `postgres` system user (or `nobody`) in a temp dir that user owns.
+"""
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
-import socket
-import subprocess
 from pathlib import Path
 
+import dagster as dg
+import psycopg2
 import pytest
 
-pytest.importorskip("dagster_postgres", reason="dagster-postgres is not installed (pip install dagster-postgres)")
-
-import dagster as dg  # noqa: E402
-
-from conftest import materialize  # noqa: E402
+from conftest import materialize
+from tests.postgres_server import DB, USER, PostgresUnavailable, instance_home, local_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _pg_bin(name: str) -> str | None:
-    found = shutil.which(name) or sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))[-1:]
-    return found if isinstance(found, str) else (found[0] if found else None)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+DAY = "2026-03-21"
 
 
 @pytest.fixture
-def postgres(tmp_path):
-    initdb, pg_ctl = _pg_bin("initdb"), _pg_bin("pg_ctl")
-    if not (initdb and pg_ctl):
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found")
-    data = tmp_path / "pgdata"
-    data.mkdir()
-    # the server refuses to run as root: run it as an unprivileged user when we are root
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        if not shutil.which("runuser"):
-            pytest.skip("running as root without runuser to drop privileges for PostgreSQL")
-        shutil.chown(tmp_path, "nobody")
-        shutil.chown(data, "nobody")
-        prefix = ["runuser", "-u", "nobody", "--"]
-    port = _free_port()
-    subprocess.run([*prefix, initdb, "-D", str(data), "-U", "dagster", "--auth=trust"], check=True,
-                   capture_output=True)
-    subprocess.run([*prefix, pg_ctl, "-D", str(data), "-w", "-o",
-                    f"-p {port} -k {tmp_path} -c listen_addresses=127.0.0.1", "-l", str(tmp_path / "pg.log"),
-                    "start"], check=True, capture_output=True)
+def postgres():
     try:
-        yield port
-    finally:
-        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "fast", "stop"], capture_output=True)
+        with local_postgres() as port:
+            yield port
+    except PostgresUnavailable as exc:  # raised before the server starts, never by the test
+        pytest.skip(str(exc))
 
 
-def test_run_history_lands_in_postgres(postgres, tmp_path, make_settings, monkeypatch):
+def _sql(port: int, query: str, *args) -> list[tuple]:
+    with psycopg2.connect(host="127.0.0.1", port=port, user=USER, dbname=DB) as con:
+        with con.cursor() as cur:
+            cur.execute(query, args)
+            return cur.fetchall()
+
+
+def test_one_day_runs_with_dagster_storage_in_postgres(postgres, tmp_path, make_settings, monkeypatch):
     home = tmp_path / "dagster_home"
-    home.mkdir()
-    shutil.copy(ROOT / "dagster.postgres.yaml", home / "dagster.yaml")
-    for key, value in {"DAGSTER_PG_HOST": "127.0.0.1", "DAGSTER_PG_USER": "dagster",
-                       "DAGSTER_PG_PASSWORD": "", "DAGSTER_PG_DB": "postgres"}.items():
+    for key, value in instance_home(home, postgres, ROOT / "dagster.postgres.yaml").items():
         monkeypatch.setenv(key, value)
-    # the example reads the port literally; point it at this test's server
-    text = (home / "dagster.yaml").read_text().replace("port: 5432", f"port: {postgres}")
-    (home / "dagster.yaml").write_text(text)
+
     with dg.DagsterInstance.from_config(str(home)) as instance:
+        assert {type(s).__name__ for s in (instance.run_storage, instance.event_log_storage,
+                                           instance.schedule_storage)} == {
+            "PostgresRunStorage", "PostgresEventLogStorage", "PostgresScheduleStorage"}
         settings = make_settings()
-        result = materialize(settings, "2026-03-21", instance=instance)
-        assert instance.get_run_by_id(result.run_id).is_success
-        assert type(instance.run_storage).__name__ == "PostgresRunStorage"
+        run_id = materialize(settings, DAY, instance=instance).run_id
+        assets = len(instance.get_asset_keys())
+
+    # read back from PostgreSQL itself, not through Dagster
+    assert _sql(postgres, "SELECT status FROM runs WHERE run_id = %s", run_id) == [("SUCCESS",)]
+    counts = dict(_sql(postgres, "SELECT dagster_event_type, count(*) FROM event_logs WHERE run_id = %s "
+                                 "AND dagster_event_type IS NOT NULL GROUP BY 1", run_id))
+    assert counts["ASSET_MATERIALIZATION"] == assets == 25  # every asset of the graph, for the one day
+    assert counts["ASSET_CHECK_EVALUATION"] == 8
+    partitions = _sql(postgres, "SELECT DISTINCT partition FROM event_logs WHERE run_id = %s "
+                                "AND dagster_event_type = 'ASSET_MATERIALIZATION'", run_id)
+    assert partitions == [(DAY,)]
+    report_key = '["vllm_project", "vllm", "daily_report"]'
+    assert _sql(postgres, "SELECT count(*) FROM asset_keys WHERE asset_key = %s", report_key) == [(1,)]
+    # schedule storage lives there too (the daemon's ticks and the schedule's state)
+    assert _sql(postgres, "SELECT count(*) FROM information_schema.tables WHERE table_name = 'job_ticks'") == [(1,)]
