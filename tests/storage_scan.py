@@ -26,3 +26,15 @@ def stored_bytes(path):
     finally:
         con.close()
 
+
+
+def files_holding(secret: str, roots) -> tuple[list, int]:
+    """The files under ``roots`` whose bytes (storage inflated) contain ``secret``, and how many were read."""
+    found, scanned = [], 0
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.is_file():
+                scanned += 1
+                if any(secret.encode() in blob for blob in stored_bytes(path)):
+                    found.append(path)
+    return found, scanned
