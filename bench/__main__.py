@@ -71,7 +71,8 @@ def main() -> int:
         print(f"fig 6 done: {results[-1]['value']}", file=sys.stderr)
 
     table = ["| figure | result | target | met |", "|---|---|---|---|"]
-    table += [f"| {r['name']} | {r['value']} | {r['target']} | {'yes' if r['ok'] else 'no'} |" for r in results]
+    met = {True: "yes", False: "no", None: "—"}
+    table += [f"| {r['name']} | {r['value']} | {r['target']} | {met[r['ok']]} |" for r in results]
     print("\n".join(table))
     m = machine()
     lines = [

@@ -5,9 +5,7 @@ size per day. Needs PostgreSQL's server binaries; ``measure()`` says why it cann
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
+import shutil
 import sys
 from pathlib import Path
 
@@ -24,17 +22,10 @@ def _database_bytes(port: int) -> int:
         return int(cur.fetchone()[0])
 
 
-def _child(module: str, args: list[str], env: dict) -> dict:
-    proc = subprocess.run([sys.executable, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), **env})
-    if proc.returncode != 0:
-        raise RuntimeError(f"{module} {' '.join(args)} failed:\n{proc.stderr[-4000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
 def measure(work: Path, sample_root: Path, first: str, last: str, days: int) -> dict:
-    """{floor_s, year_s, peak_rss_mib, db_bytes_per_day} or {unavailable: reason}."""
+    """{floor_s, year_s, peak_rss_mib, db_bytes_per_day (what the run added)} or {unavailable: reason}."""
     sys.path.insert(0, str(ROOT))
+    from bench.figures import floor_child, run_child
     from tests.postgres_server import PostgresUnavailable, instance_home, local_postgres
 
     out: dict = {}
@@ -44,15 +35,16 @@ def measure(work: Path, sample_root: Path, first: str, last: str, days: int) -> 
                 home = work / f"pg-dagster-home-{name}"
                 env = instance_home(home, port, ROOT / "dagster.postgres.yaml")
                 if name == "floor":
-                    got = _child("bench.floor", ["--days", str(days), "--dagster-home", str(home)], env)
-                    out["floor_s"] = got["wall_s"]
+                    out["floor_s"] = floor_child(days, "--dagster-home", str(home), env=env)
                 else:
+                    empty = _database_bytes(port)  # the catalog of a fresh database, ~7.5 MiB
                     data_home = work / "home-year-pg"
-                    subprocess.run(["rm", "-rf", str(data_home)], check=True)
-                    got = _child("bench.runner", ["--home", str(data_home), "--sample-dir", str(sample_root),
-                                                  "--first", first, "--last", last, "--dagster-home", str(home)], env)
+                    shutil.rmtree(data_home, ignore_errors=True)
+                    got = run_child("--home", str(data_home), "--sample-dir", str(sample_root), "--first", first,
+                                    "--last", last, "--dagster-home", str(home), env=env)
                     out["year_s"], out["peak_rss_mib"] = got["wall_s"], got["peak_rss_mib"]
-                    out["db_bytes_per_day"] = _database_bytes(port) / days
+                    out["db_bytes_per_day"] = (_database_bytes(port) - empty) / days
+                shutil.rmtree(home, ignore_errors=True)
     except PostgresUnavailable as exc:
         return {"unavailable": str(exc)}
     return out
