@@ -50,8 +50,8 @@ def _server_user() -> str | None:
 
 
 @contextlib.contextmanager
-def local_postgres() -> Iterator[int]:
-    """Start a server, yield its port, stop it and delete its files."""
+def local_postgres(**server_settings: str) -> Iterator[int]:
+    """Start a server (``server_settings``: extra ``-c name=value``), yield its port, stop it and delete its files."""
     initdb, pg_ctl = pg_bin("initdb"), pg_bin("pg_ctl")
     if not (initdb and pg_ctl):
         raise PostgresUnavailable("PostgreSQL server binaries (initdb, pg_ctl) not found under "
@@ -73,7 +73,8 @@ def local_postgres() -> Iterator[int]:
             subprocess.run([*prefix, initdb, "-D", str(data), "-U", USER, "--auth=trust", "-E", "UTF8", "--no-sync"],
                            check=True, capture_output=True, text=True)
             subprocess.run([*prefix, pg_ctl, "-D", str(data), "-w", "-t", "60", "-l", str(base / "server.log"),
-                            "-o", f"-p {port} -k {base} -c listen_addresses=127.0.0.1", "start"],
+                            "-o", " ".join([f"-p {port} -k {base} -c listen_addresses=127.0.0.1",
+                                            *(f"-c {k}={v}" for k, v in server_settings.items())]), "start"],
                            check=True, capture_output=True, text=True)
         except subprocess.CalledProcessError as exc:
             log = (base / "server.log").read_text(errors="replace") if (base / "server.log").exists() else ""
