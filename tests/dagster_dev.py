@@ -12,7 +12,6 @@ import ctypes
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -20,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from tests.net import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 # Liveness bounds, not speed assertions: past them something hangs, and the
@@ -36,12 +37,6 @@ BACKFILL_DONE = {"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED",
 
 class DagsterDevError(AssertionError):
     """The server did not do what the test waited for; the message holds its log's tail."""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def group_members(pgid: int) -> list[int]:

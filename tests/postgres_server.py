@@ -12,11 +12,12 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 from typing import Iterator
+
+from tests.net import free_port
 
 USER = "dagster"  # the superuser initdb creates; trust auth on 127.0.0.1 only
 DB = "postgres"
@@ -29,12 +30,6 @@ class PostgresUnavailable(RuntimeError):
 def pg_bin(name: str) -> str | None:
     found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), key=lambda p: int(p.split("/")[4]))
     return found[-1] if found else shutil.which(name)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _server_user() -> str | None:
@@ -66,7 +61,7 @@ def local_postgres(**server_settings: str) -> Iterator[int]:
     if user:
         for path in (base, data):
             shutil.chown(path, user)
-    port = _free_port()
+    port = free_port()
     started = False
     try:
         try:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 
 import pytest
 
+from tests.net import free_port
 from tests.openai_emulator import OpenAIEmulator, Reply
 from vllm_digest.narrative import (
     PROMPT_VERSION,
@@ -240,16 +240,8 @@ def test_provider_failure_falls_back_without_raising(con, emulator, fault, reaso
     assert result.metadata["calls"] == 2
 
 
-def _refused_url() -> str:
-    """A loopback port nothing listens on: every request fails to connect."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
-
-
 def test_unreachable_provider_is_not_waited_for_again_in_the_same_run(con):
-    config = make_config(_refused_url())
+    config = make_config(f"http://127.0.0.1:{free_port()}/v1")  # nothing listens: connects fail
     breaker = Breaker()
     inputs = {"key_changes": SectionInput(KEY_FACTS, KEY_DET), "discussions": SectionInput(DISC_FACTS, DISC_DET)}
     first = narrate_sections(con, config, "zh", inputs, breaker)
