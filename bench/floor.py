@@ -2,7 +2,7 @@
 assets per step, daily partitions, ``BackfillPolicy.single_run()``) whose steps do nothing, so
 the wall time is what Dagster spends per (asset, partition) whatever the assets compute.
 
-    python -m bench.floor --days 365 [--shape 1,7,4,2,10,1] [--checks 8] [--metadata small|rows_by_day]
+    python -m bench.floor --days 365 [--shape 1,7,4,2,12,1] [--checks 8] [--metadata small|rows_by_day]
 
 Prints one JSON line: wall seconds of the materialization, events per partition and asset count.
 ``--metadata rows_by_day`` attaches a {day: rows} dict of every run day to each asset's result,
@@ -20,8 +20,13 @@ import warnings
 
 import dagster as dg
 
-# the vllm-digest graph: raw_activity, stg (7), core (4), mart (2), analytics (10), daily_report
-DEFAULT_SHAPE = "1,7,4,2,10,1"
+from vllm_digest.analytics.build import ANALYTICS_MODELS
+from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS
+
+# the vllm-digest graph's steps, read off its model lists so the floor follows the graph:
+# raw_activity, stg, core, mart, analytics, daily_report
+DEFAULT_SHAPE = ",".join(str(n) for n in (1, len(STG_MODELS), len(CORE_MODELS), len(MART_MODELS),
+                                          len(ANALYTICS_MODELS), 1))
 
 
 def _step(name: str, keys: list[str], upstream: list, partitions, metadata: str) -> dg.AssetsDefinition:

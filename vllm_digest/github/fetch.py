@@ -55,7 +55,7 @@ import datetime as dt
 import time
 from dataclasses import dataclass, field
 
-from vllm_digest.github.client import GitHubClient, GitHubError, Response, expect_list, expect_object, expect_search
+from vllm_digest.github.client import GitHubClient, Response, expect_list, expect_object, expect_search
 from vllm_digest.github.replay import ReplayCache, compact
 from vllm_digest.partitions import DayWindow
 from vllm_digest.raw_store import DayPayload

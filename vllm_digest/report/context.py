@@ -15,7 +15,6 @@ from vllm_digest.partitions import DayWindow, utc_offset_label
 from vllm_digest.report import insights
 from vllm_digest.report.charts import build_charts
 from vllm_digest.report.facts import attach_facts
-from vllm_digest.report.insights import rows
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.sections import build_sections
 from vllm_digest.settings import RepoRef, Settings

@@ -41,7 +41,7 @@ def _load_run_days(con: duckdb.DuckDBPyConnection, days: Sequence[dict]) -> dict
     names = [name for name, _ in RUN_DAYS_COLUMNS]
     # one statement of parallel lists: executemany costs a round trip per row (3 s a year)
     con.execute(
-        f"INSERT INTO run_days SELECT "
+        "INSERT INTO run_days SELECT "
         + ", ".join(f"CAST(unnest(${n}) AS {t})" for n, t in RUN_DAYS_COLUMNS),
         {n: [d[n] for d in days] for n in names},
     )
