@@ -1,6 +1,7 @@
 -- mart_text_hits: the items of the days whose title, body or author login one taxonomy regex matches, with the
--- text it matched. Run once per regex rule ($pattern bound, with $scope, $owner_id, $parent_id, $rule_ord and
--- $fields naming what to search) over all the batch's days at once: DuckDB compiles a regex once per
+-- text it matched. This is one rule's query ($pattern bound, with $scope, $owner_id, $parent_id, $rule_ord and
+-- $fields naming what to search); analytics/build.py runs a copy per rule in one UNION ALL, over all the
+-- batch's days at once: DuckDB compiles a regex once per
 -- statement only when the pattern is a constant, and a pattern read from a joined column is recompiled for
 -- every row (0.5 s per day for the default taxonomy, against milliseconds this way). The texts come from
 -- run_texts (sql/run_texts.sql, built from core_items at the start of the batch): each distinct text is

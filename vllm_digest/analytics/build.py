@@ -8,9 +8,9 @@ day is what keeps a year-long backfill within seconds: a per-day loop costs ~0.3
 day in statement overhead alone (measured on the sample), 110 s for a year.
 
 The taxonomy is bound into ``mart_taxonomy_rules`` at the start of the transaction, its
-regexes are run into ``mart_text_hits`` (one statement per regex, constant pattern, over the
-batch's distinct texts in ``run_texts``), and
-every matching mart reads them from there, so a day's topics and the rules that
+regexes are run into ``mart_text_hits`` (one copy of its query per regex, each with a constant
+pattern, all in one UNION ALL over the batch's distinct texts in ``run_texts``), and every
+matching mart reads them from there, so a day's topics and the rules that
 produced them are replaced together or not at all.
 """
 
@@ -23,7 +23,7 @@ import duckdb
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
 from vllm_digest.taxonomy import Taxonomy
-from vllm_digest.warehouse.sql_files import bind, read_sql
+from vllm_digest.warehouse.sql_files import bind, read_sql, suffix_parameters
 
 # Order matters: each model reads the ones before it for the same (repo, day); mart_topic_daily also
 # reads its own and mart_activity_daily's earlier days for the trend.
@@ -68,6 +68,19 @@ def _text_rules(taxonomy: Taxonomy) -> list[dict]:
     ]
 
 
+def text_hits_statement(sql: str, params: dict, rules: list[dict]) -> tuple[str, dict]:
+    """One query running ``sql`` (one rule's regex) for every rule: a UNION ALL of copies, each with its
+    own constant pattern. DuckDB runs the copies in parallel, where one statement per rule scans the
+    batch's texts on one thread (a year's 38,000 texts fit in one row group): 7.2 s -> 3.5 s on 2 cores."""
+    per_rule = set(rules[0])
+    copies, values = [], {}
+    for i, rule in enumerate(rules):
+        copy = suffix_parameters(sql, per_rule, f"_{i}")
+        copies.append(f"SELECT * FROM (\n{copy}\n)")
+        values.update(bind(copy, {**params, **{f"{k}_{i}": v for k, v in rule.items()}}))
+    return "\nUNION ALL\n".join(copies), values
+
+
 def build_analytics(
     con: duckdb.DuckDBPyConnection,
     repo: RepoRef | str,
@@ -98,8 +111,9 @@ def build_analytics(
             if model == "mart_text_hits":
                 texts = read_sql("run_texts")
                 con.execute(texts, bind(texts, params))
-                for rule in text_rules:
-                    con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, {**params, **rule}))
+                if text_rules:
+                    statement, values = text_hits_statement(sql, params, text_rules)
+                    con.execute(f"INSERT INTO {model} BY NAME {statement}", values)
             else:
                 con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, params))
             counts = dict(con.execute(

@@ -46,6 +46,16 @@ def parameters(sql: str) -> set[str]:
     return {m.group(1) for m in _TOKENS.finditer(sql) if m.group(1)}
 
 
+def suffix_parameters(sql: str, names: set[str], suffix: str) -> str:
+    """``sql`` with each ``$name`` in ``names`` renamed ``$name<suffix>``, literals and comments untouched:
+    copies of one statement can then share a query, each with its own values."""
+    def rename(m: re.Match) -> str:
+        name = m.group(1)
+        return f"${name}{suffix}" if name in names else m.group(0)
+
+    return _TOKENS.sub(rename, sql)
+
+
 def bind(sql: str, values: dict) -> dict:
     wanted = parameters(sql)
     missing = wanted - set(values)
