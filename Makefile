@@ -8,7 +8,7 @@ export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 export VLLM_DIGEST_CUTOFF ?= 11:39
 PORT ?= 3000
 
-.PHONY: demo test dev bench install instance browser clean
+.PHONY: demo test dev bench install instance browser postgres clean
 
 install: $(STAMP)
 
@@ -38,13 +38,22 @@ browser:
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_FONTS) >/dev/null) \
 	    || echo "screenshot fonts could not be installed; screenshots may show boxes for Chinese text"; fi
 
-test: install browser
+# tests/test_postgres_instance.py starts a real PostgreSQL server from Debian's package (initdb, pg_ctl);
+# without it that test is skipped and says why.
+postgres:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
+	      || echo "postgresql could not be installed; the PostgreSQL instance test will be skipped"; \
+	  else echo "postgresql missing and not root; the PostgreSQL instance test will be skipped"; fi; }
+
+test: install browser postgres
 	$(PY) -m pytest -q -p no:cacheprovider
 
 dev: install instance
 	$(VENV)/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(PORT)
 
-bench: install
+bench: install postgres
 	$(PY) -m bench
 
 clean:

@@ -88,7 +88,7 @@ def main() -> int:
         "daily volume. Runs materialize the whole graph (assets and asset checks) with the in-process "
         "executor; they use an ephemeral (in-memory) Dagster instance like `dg.materialize`, except "
         "(2)'s process series, which runs `dagster asset materialize` on the SQLite instance of "
-        "`dagster.yaml`. The machine is shared with other engineers' test runs, so a figure's parts "
+        "`dagster.yaml`. Other work may share the machine, so a figure's parts "
         "are compared within one run; absolute seconds vary by ±20 % between runs.",
         "",
         *table,
