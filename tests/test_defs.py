@@ -54,3 +54,13 @@ def test_site_asset_follows_every_repos_report(make_settings):
         dg.AssetKey(["vllm_project", "vllm", "daily_report"]),
         dg.AssetKey(["sgl_project", "sglang", "daily_report"]),
     }
+
+
+def test_every_asset_runs_a_partition_range_as_one_run(make_settings):
+    """`dagster asset materialize --partition-range` refuses a selection holding any asset
+    without BackfillPolicy.single_run(); the UI's backfills group by it too."""
+    defs = build_definitions(make_settings())
+    graph = defs.resolve_asset_graph()
+    policies = {key.to_user_string(): graph.get(key).backfill_policy for key in graph.get_all_asset_keys()}
+    assert len(policies) == 28
+    assert {k for k, p in policies.items() if p != dg.BackfillPolicy.single_run()} == set()

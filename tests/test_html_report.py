@@ -95,15 +95,22 @@ def test_report_metadata_has_paths_counts_and_single_day_preview(built):
     settings, ranged, single = built
     days = _metadata(ranged, REPORT_KEY)
     assert [m.partition for m in days] == ["2026-03-20", "2026-03-21", "2026-03-22"]
-    meta = days[-1].metadata
-    for name in ("zh_md", "en_md", "zh_html", "en_html", "json"):
-        assert f"path_{name}" in meta
-    assert meta["path_zh_html"].value == str(report_path(settings, "2026-03-22", "zh.html"))
-    assert meta["new_prs"].value == 48
-    assert "preview" not in meta, "a range run must not copy one day's preview onto every day"
+    # Dagster copies a range run's metadata onto every day: it must hold nothing that is one day's
+    for meta in (d.metadata for d in days):
+        assert meta == days[0].metadata
+        assert meta["counts_by_day"].value["2026-03-22"]["new_prs"] == 48
+        assert sorted(meta["counts_by_day"].value) == ["2026-03-20", "2026-03-21", "2026-03-22"]
+        assert meta["reports_dir"].value == str(report_path(settings, "2026-03-22", "json").parent)
+        assert not {"preview", "new_prs", "path_zh_html", "focus_items"} & set(meta)
+    by_day = days[0].metadata["counts_by_day"].value
+    for day in by_day:
+        on_disk = json.loads(report_path(settings, day, "json").read_text(encoding="utf-8"))["counts"]
+        assert by_day[day] == on_disk
     one = _metadata(single, REPORT_KEY)[0].metadata
     assert one["preview"].value.startswith("# vLLM 开发动态报告 - 2026-06-01")
     assert one["path_en_html"].value.endswith(f"{EMPTY_DAY}.en.html")
+    assert one["path_zh_html"].value == str(report_path(settings, EMPTY_DAY, "zh.html"))
+    assert (one["new_prs"].value, one["complete"].value) == (0, False)
 
 
 def test_site_metadata_counts_every_day_on_disk(built):
@@ -115,3 +122,19 @@ def test_site_metadata_counts_every_day_on_disk(built):
     assert site["days"].value == 4 and site["newest_day"].value == EMPTY_DAY
     assert site["path_index"].value == str(settings.site_dir / "index.html")
     assert site["path_feed"].value == str(settings.site_dir / "feed.xml")
+
+
+def test_a_range_longer_than_a_month_reports_count_totals_not_a_dict_per_day(tmp_path):
+    from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS
+    from vllm_digest.assets.report import report_metadata
+
+    settings = settings_at(tmp_path)
+    days = [f"2026-01-{i:02d}" for i in range(1, PER_DAY_METADATA_MAX_DAYS + 1)] + ["2026-02-01"]
+    contexts = [
+        {"day": d, "counts": {"new_issues": i, "merged_prs": 2}, "fetch": {"complete": d != "2026-01-05"}}
+        for i, d in enumerate(days)
+    ]
+    meta = report_metadata(settings, settings.repos[0], contexts, written={})
+    assert "counts_by_day" not in meta
+    assert meta["counts_total"].value == {"new_issues": sum(range(len(days))), "merged_prs": 2 * len(days)}
+    assert (meta["complete"], meta["incomplete_days"]) == (False, "2026-01-05")

@@ -133,11 +133,12 @@ def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
 
 
 def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_settings):
-    from vllm_digest.assets.warehouse import ROWS_BY_DAY_MAX_DAYS, rows_metadata
+    from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS
+    from vllm_digest.assets.warehouse import rows_metadata
 
     settings = make_settings()
     first = dt.date(2026, 3, 1)
-    windows = [window_for_day((first + dt.timedelta(days=i)).isoformat(), settings) for i in range(ROWS_BY_DAY_MAX_DAYS + 1)]
+    windows = [window_for_day((first + dt.timedelta(days=i)).isoformat(), settings) for i in range(PER_DAY_METADATA_MAX_DAYS + 1)]
     rows = [10 + i for i in range(len(windows))]
     meta = rows_metadata(windows, rows)
     assert "rows_by_day" not in meta  # it would be copied onto all 32 events: 32² entries

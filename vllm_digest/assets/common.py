@@ -9,6 +9,9 @@ from vllm_digest.settings import Settings
 
 WAREHOUSE_POOL = "duckdb_warehouse"
 SINGLE_RUN = dg.BackfillPolicy.single_run()
+# a range run copies its metadata onto every day's event, so a {day: value} dict costs days² entries;
+# up to a month it is worth reading in the UI, beyond that the warehouse and the files answer per day
+PER_DAY_METADATA_MAX_DAYS = 31
 
 
 def context_windows(context: dg.AssetExecutionContext, settings: Settings) -> list[DayWindow]:

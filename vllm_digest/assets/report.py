@@ -3,12 +3,18 @@
 
 import dagster as dg
 
-from vllm_digest.assets.common import SINGLE_RUN, WAREHOUSE_POOL, context_windows, day_span
+from vllm_digest.assets.common import (
+    PER_DAY_METADATA_MAX_DAYS,
+    SINGLE_RUN,
+    WAREHOUSE_POOL,
+    context_windows,
+    day_span,
+)
 from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.report.context import build_report_context
 from vllm_digest.report.insights import TABLES_READ, DayBatch
 from vllm_digest.report.narration import narrate_reports, prefetch_cache
-from vllm_digest.report.render import render_markdown, write_report
+from vllm_digest.report.render import render_markdown, report_dir, write_report
 from vllm_digest.schedules import report_freshness_policy
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.resource import WarehouseResource
@@ -52,23 +58,42 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         written = {}
         for ctx in contexts:
             written = write_report(settings, repo, ctx)
-        last = contexts[-1]
-        preview_lang = settings.languages[0]
         metadata = {
             "days": day_span(windows),
-            **{f"path_{name.replace('.', '_')}": dg.MetadataValue.path(str(p)) for name, p in written.items()},
-            **{k: v for k, v in last["counts"].items()},
-            "complete": last["fetch"]["complete"],
-            # which table fed each section: a missing analytics mart shows up here, not as a crash
-            **{f"source_{k}": v["source"] for k, v in last["sections"].items()},
-            "focus_items": last["sections"]["focus"]["count"],
+            **report_metadata(settings, repo, contexts, written),
             **narration.metadata(),
         }
-        # a range run copies its metadata onto every day's materialization: a preview there
-        # would show the last day's report on all of them, and costs a report per event
-        if len(windows) == 1:
-            metadata["preview"] = dg.MetadataValue.md(render_markdown(last, preview_lang))
         context.log.info(f"wrote reports for {repo.full_name} {day_span(windows)}; {narration.log_line()}")
         return dg.MaterializeResult(metadata=metadata)
 
     return daily_report
+
+
+def report_metadata(settings: Settings, repo: RepoRef, contexts: list[dict], written: dict) -> dict:
+    """What the UI shows for the report. Dagster copies a range run's metadata onto every day's
+    materialization, so a range run says only what is true of the whole run (the folder, which days
+    are incomplete, each day's counts by day) and never one day's counts, paths or preview."""
+    if len(contexts) == 1:
+        day = contexts[0]
+        return {
+            **{f"path_{name.replace('.', '_')}": dg.MetadataValue.path(str(p)) for name, p in written.items()},
+            **day["counts"],
+            "complete": day["fetch"]["complete"],
+            # which table fed each section: a missing analytics mart shows up here, not as a crash
+            **{f"source_{k}": v["source"] for k, v in day["sections"].items()},
+            "focus_items": day["sections"]["focus"]["count"],
+            "preview": dg.MetadataValue.md(render_markdown(day, settings.languages[0])),
+        }
+    incomplete = [c["day"] for c in contexts if not c["fetch"]["complete"]]
+    metadata: dict = {
+        "reports_dir": dg.MetadataValue.path(str(report_dir(settings, repo))),
+        "complete": not incomplete,
+        "incomplete_days": ", ".join(incomplete) or "none",
+    }
+    if len(contexts) <= PER_DAY_METADATA_MAX_DAYS:
+        metadata["counts_by_day"] = dg.MetadataValue.json({c["day"]: c["counts"] for c in contexts})
+    else:
+        metadata["counts_total"] = dg.MetadataValue.json(
+            {name: sum(c["counts"][name] for c in contexts) for name in contexts[0]["counts"]}
+        )
+    return metadata

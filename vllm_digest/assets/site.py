@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from vllm_digest.assets.common import SINGLE_RUN
 from vllm_digest.assets.report import REPORT_ASSET
 from vllm_digest.settings import Settings
 from vllm_digest.site.build import build_site
@@ -15,6 +16,9 @@ def build_site_asset(settings: Settings) -> dg.AssetsDefinition:
         deps=[dg.AssetKey([*repo.key_prefix, REPORT_ASSET]) for repo in settings.repos],
         group_name="site",
         kinds={"html", "xml"},
+        # unpartitioned, so one rebuild per run whatever its days; the policy lets
+        # `dagster asset materialize --select '*' --partition-range A...B` take the site along
+        backfill_policy=SINGLE_RUN,
         description=(
             "The browsable site over every rendered day: `site/index.html` (per repository, newest "
             "day first, with the five counts and links to each language's HTML report) and "

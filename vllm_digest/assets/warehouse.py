@@ -12,6 +12,7 @@ from typing import Callable
 import dagster as dg
 
 from vllm_digest.assets.common import (
+    PER_DAY_METADATA_MAX_DAYS,
     SINGLE_RUN,
     WAREHOUSE_POOL,
     context_windows,
@@ -26,10 +27,6 @@ from vllm_digest.warehouse.lineage import column_deps
 from vllm_digest.warehouse.resource import WarehouseResource
 from vllm_digest.warehouse.schema import columns_of
 from vllm_digest.warehouse.sql_files import purpose, read_sql
-
-# a range run copies its metadata onto every day's event, so a {day: rows} dict costs days² entries;
-# up to a month it is worth reading in the UI, beyond that the warehouse answers per day
-ROWS_BY_DAY_MAX_DAYS = 31
 
 _TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|mart)_[a-z0-9_]+)", re.IGNORECASE)
 # a batch's temp table built by its own sql/run_<name>.sql (run_days is built in Python and reads files)
@@ -127,7 +124,7 @@ def rows_metadata(windows: list[DayWindow], rows: list[int]) -> dict:
     metadata: dict = {"days": day_span(windows), "rows_written": sum(rows)}
     if len(windows) == 1:
         metadata["dagster/row_count"] = rows[0]
-    elif len(windows) <= ROWS_BY_DAY_MAX_DAYS:
+    elif len(windows) <= PER_DAY_METADATA_MAX_DAYS:
         # dagster/row_count is per partition; a range run reports each of its days instead
         metadata["rows_by_day"] = dg.MetadataValue.json({w.key: n for w, n in zip(windows, rows)})
     else:
