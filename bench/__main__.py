@@ -1,7 +1,7 @@
 """`make bench`: run every figure, print a markdown table, write bench/results.md.
 
-Environment: BENCH_YEAR_REPEATS (default 1: the 365-day backfill takes minutes),
-BENCH_CLI_REPEATS (default 1: figure 2's thirty one-day processes take minutes),
+Environment: BENCH_YEAR_REPEATS (default 3; each 365-day backfill takes 1.5 minutes),
+BENCH_CLI_REPEATS (default 3; figure 2's thirty one-day processes take 3 minutes),
 BENCH_REPEATS (default 3, the other figures), BENCH_ONLY (comma-separated figure
 numbers; 6, figure 1 on PostgreSQL, needs the server binaries and takes ~10 minutes),
 BENCH_WORKDIR (default /tmp/vllm-digest-bench).
@@ -44,8 +44,8 @@ def machine() -> dict[str, str]:
 
 def main() -> int:
     repeats = int(os.environ.get("BENCH_REPEATS", "3"))
-    year_repeats = int(os.environ.get("BENCH_YEAR_REPEATS", "1"))
-    cli_repeats = int(os.environ.get("BENCH_CLI_REPEATS", "1"))
+    year_repeats = int(os.environ.get("BENCH_YEAR_REPEATS", "3"))
+    cli_repeats = int(os.environ.get("BENCH_CLI_REPEATS", "3"))
     only = {s.strip() for s in os.environ.get("BENCH_ONLY", "1,2,3,4,5,6").split(",")}
     results = []
     year = None
@@ -83,7 +83,7 @@ def main() -> int:
         "Machine: " + ", ".join(f"{k} {v}" for k, v in m.items()),
         "",
         f"Each figure is the median of {repeats} runs, except (1), the 365-day backfill: "
-        f"{year_repeats} run(s), and (2)'s process series: {cli_repeats} run(s) of 30 + 1 processes. "
+        f"{year_repeats} run(s); (2)'s process series: {cli_repeats} run(s) of 30 + 1 processes; (6): one run. "
         f"Synthetic data: `bench/synthetic.py`, seed {figures.SEED}, at the embedded sample's measured "
         "daily volume. Runs materialize the whole graph (assets and asset checks) with the in-process "
         "executor; they use an ephemeral (in-memory) Dagster instance like `dg.materialize`, except "
