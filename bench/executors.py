@@ -32,12 +32,12 @@ import warnings
 from pathlib import Path
 
 from bench.__main__ import machine
-from bench.figures import CUTOFF_UTC, FIRST_DAY, ROOT, WORK, dataset
+from bench.figures import CUTOFF_LOCAL, CUTOFF_UTC, FIRST_DAY, ROOT, WORK, dataset
 
 HERE = Path(__file__).resolve().parent
 EXECUTORS = ("in_process", "multiprocess")
 DAYS = 30
-CUTOFF = "11:39"  # CUTOFF_UTC in Asia/Shanghai, the synthetic data's window bounds
+CUTOFF = CUTOFF_LOCAL  # the synthetic data's window bounds
 LATE_DAYS = 2
 
 

@@ -25,6 +25,7 @@ WORK = Path(os.environ.get("BENCH_WORKDIR", "/tmp/vllm-digest-bench"))
 FIRST_DAY = dt.date(2025, 11, 1)  # 365 days end 2026-10-31, before "today" on the bench machine
 YEAR = 365
 CUTOFF_UTC = dt.time(3, 39)  # 11:39 Asia/Shanghai, the Makefile's cutoff
+CUTOFF_LOCAL = "11:39"  # the same, as VLLM_DIGEST_CUTOFF takes it
 SEED = 20260301
 
 
@@ -116,7 +117,7 @@ def _cli_materialize(partition_args: list[str], home: Path, dagster_home: Path, 
     launcher starts per run (process start, imports, definitions, the run on a SQLite instance)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "DAGSTER_HOME": str(dagster_home),
            "VLLM_DIGEST_HOME": str(home), "VLLM_DIGEST_SAMPLE_DIR": str(sample_root),
-           "VLLM_DIGEST_START_DATE": _day(0), "VLLM_DIGEST_CUTOFF": "11:39", "VLLM_DIGEST_SOURCE": "sample"}
+           "VLLM_DIGEST_START_DATE": _day(0), "VLLM_DIGEST_CUTOFF": CUTOFF_LOCAL, "VLLM_DIGEST_SOURCE": "sample"}
     cmd = [str(Path(sys.executable).with_name("dagster")), "asset", "materialize", "-m", "vllm_digest.definitions",
            "--select", "*", *partition_args]
     started = time.perf_counter()

@@ -20,7 +20,9 @@ import warnings
 
 import dagster as dg
 
+from bench.figures import FIRST_DAY
 from vllm_digest.analytics.build import ANALYTICS_MODELS
+from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS
 
 # the vllm-digest graph's steps, read off its model lists so the floor follows the graph:
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
     warnings.filterwarnings("ignore", category=dg.PreviewWarning)
     shape = [int(x) for x in a.shape.split(",")]
-    first = dt.date(2025, 11, 1)
+    first = FIRST_DAY
     last = first + dt.timedelta(days=a.days - 1)
     partitions = dg.DailyPartitionsDefinition(start_date=first.isoformat(), end_date=(last + dt.timedelta(days=1)).isoformat())
     assets = floor_assets(shape, partitions, a.metadata, a.checks)
@@ -93,8 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         instance = dg.DagsterInstance.ephemeral() if a.instance == "memory" else dg.DagsterInstance.local_temp()
     started = time.perf_counter()
     result = dg.materialize(assets, instance=instance, tags={
-        "dagster/asset_partition_range_start": first.isoformat(),
-        "dagster/asset_partition_range_end": last.isoformat(),
+        RANGE_START_TAG: first.isoformat(),
+        RANGE_END_TAG: last.isoformat(),
     })
     wall = time.perf_counter() - started
     if not result.success:

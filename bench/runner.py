@@ -19,6 +19,9 @@ import sys
 import time
 import warnings
 
+from bench.figures import CUTOFF_LOCAL
+from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
+
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser()
@@ -41,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {
         "VLLM_DIGEST_HOME": a.home,
         "VLLM_DIGEST_SAMPLE_DIR": a.sample_dir,
-        "VLLM_DIGEST_CUTOFF": "11:39",
+        "VLLM_DIGEST_CUTOFF": CUTOFF_LOCAL,
         "VLLM_DIGEST_START_DATE": a.start_date or a.first,
         "VLLM_DIGEST_SOURCE": a.source,
     }
@@ -63,8 +66,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def run(first: str, last: str) -> None:
         kwargs = {"partition_key": first} if first == last else {"tags": {
-            "dagster/asset_partition_range_start": first,
-            "dagster/asset_partition_range_end": last,
+            RANGE_START_TAG: first,
+            RANGE_END_TAG: last,
         }}
         instance = (dg.DagsterInstance.from_config(a.dagster_home) if a.dagster_home
                     else dg.DagsterInstance.ephemeral())

@@ -24,11 +24,10 @@ features AS (
     SELECT * FROM mart_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 focus_hits AS (
-    SELECT f.day, f.number, r.owner_id AS focus_id, CASE f.kind WHEN 'tag' THEN 1 WHEN 'label' THEN 2 ELSE 4 END
-               AS priority, f.kind || ':' || f.value AS evidence
+    SELECT f.day, f.number, r.owner_id AS focus_id, feature_priority(f.kind) AS priority,
+           feature_evidence(f.kind, f.value) AS evidence
     FROM features AS f
-    JOIN rules AS r ON r.day = f.day AND r.scope = 'focus' AND r.kind = f.kind
-                   AND (r.value = f.value OR (f.kind = 'path' AND starts_with(f.value, r.value)))
+    JOIN rules AS r ON r.day = f.day AND r.scope = 'focus' AND feature_matches(r.kind, r.value, f.kind, f.value)
     UNION ALL
     SELECT day, number, owner_id, CASE field WHEN 'title' THEN 3 WHEN 'body' THEN 5 ELSE 6 END,
            field || ':"' || matched || '"'
@@ -43,7 +42,7 @@ members AS (
     FROM focus_hits GROUP BY day, number, focus_id
 ),
 theme_hits AS (
-    SELECT m.day, m.number, m.focus_id, r.owner_id AS theme_id, r.ord, f.kind || ':' || f.value AS evidence
+    SELECT m.day, m.number, m.focus_id, r.owner_id AS theme_id, r.ord, feature_evidence(f.kind, f.value) AS evidence
     FROM members AS m
     JOIN features AS f ON f.day = m.day AND f.number = m.number AND f.kind IN ('tag', 'label')
     JOIN rules AS r ON r.day = m.day AND r.scope = 'theme' AND r.parent_id = m.focus_id

@@ -26,11 +26,10 @@ features AS (
     SELECT * FROM mart_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 hits AS (
-    SELECT f.day, f.number, r.owner_id AS topic_id, CASE f.kind WHEN 'tag' THEN 1 WHEN 'label' THEN 2 ELSE 4 END
-               AS priority, f.kind || ':' || f.value AS evidence
+    SELECT f.day, f.number, r.owner_id AS topic_id, feature_priority(f.kind) AS priority,
+           feature_evidence(f.kind, f.value) AS evidence
     FROM features AS f
-    JOIN rules AS r ON r.day = f.day AND r.kind = f.kind
-                   AND (r.value = f.value OR (f.kind = 'path' AND starts_with(f.value, r.value)))
+    JOIN rules AS r ON r.day = f.day AND feature_matches(r.kind, r.value, f.kind, f.value)
     UNION ALL
     SELECT day, number, owner_id, CASE field WHEN 'title' THEN 3 ELSE 5 END, field || ':"' || matched || '"'
     FROM mart_text_hits

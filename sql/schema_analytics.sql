@@ -15,6 +15,16 @@ CREATE OR REPLACE MACRO title_tags(title) AS (
         lambda x: lower(trim(x))), lambda x: x <> ''))
 );
 
+-- feature_matches, feature_priority, feature_evidence: how a taxonomy rule matches an item feature of
+-- mart_item_features (equal value, or a path under the rule's prefix), how strong that evidence is
+-- (tag 1, label 2, path 4; text hits sit between them: title 3, body 5) and how it is written down.
+-- mart_item_topics and mart_focus_items both judge features by these.
+CREATE OR REPLACE MACRO feature_matches(rule_kind, rule_value, kind, value) AS (
+    rule_kind = kind AND (rule_value = value OR (kind = 'path' AND starts_with(value, rule_value)))
+);
+CREATE OR REPLACE MACRO feature_priority(kind) AS (CASE kind WHEN 'tag' THEN 1 WHEN 'label' THEN 2 ELSE 4 END);
+CREATE OR REPLACE MACRO feature_evidence(kind, value) AS (kind || ':' || value);
+
 -- mart_taxonomy_rules: the taxonomy rules a day was built with, so each day's topics stay explainable
 -- after the taxonomy file changes (the version travels with the rows).
 CREATE TABLE IF NOT EXISTS mart_taxonomy_rules (

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import time
 from pathlib import Path
 
 import duckdb
@@ -64,11 +63,8 @@ def built(tmp_path_factory):
     home = tmp_path_factory.mktemp("analytics")
     con = base_warehouse(home)
     _, ws = windows(home)
-    started = time.perf_counter()
     counts = build_analytics(con, REPO, ws, load_taxonomy())
-    elapsed = time.perf_counter() - started
-    print(f"\nbuild_analytics of {len(ws)} sample days in one call: {elapsed:.2f} s")
-    yield con, counts, elapsed, home
+    yield con, counts, home
     con.close()
 
 
@@ -82,7 +78,7 @@ def topics_with_links(con, day: str) -> dict[int, set[str]]:
 
 
 def test_every_sample_day_is_built_in_one_call(built):
-    con, counts, elapsed, _ = built
+    con, counts, _ = built
     assert sorted(counts) == DAYS
     for day in DAYS:
         assert counts[day]["mart_activity_daily"] == 1
@@ -210,7 +206,7 @@ def test_rankings_are_explained_by_their_components(built):
 
 
 def test_rebuilding_a_day_gives_identical_tables(built):
-    con, _, _, home = built
+    con, _, home = built
     _, ws = windows(home, [SEED_DAY])
     before = {t: table_hash(con, t) for t in ANALYTICS_MODELS}
     build_analytics(con, REPO, ws, load_taxonomy())
@@ -235,7 +231,7 @@ def test_day_by_day_builds_equal_the_single_batch(built, tmp_path):
 def test_text_hits_in_one_union_equal_one_statement_per_rule(built):
     """The UNION ALL of per-rule copies (each its own $pattern_i ...) finds what each rule's own
     statement finds, row for row."""
-    con, _, _, home = built
+    con, _, home = built
     settings, ws = windows(home)
     taxonomy = load_taxonomy()
     params = analytics_params(REPO, ws, taxonomy)
@@ -260,7 +256,7 @@ def test_suffix_parameters_renames_only_the_named_parameters_outside_literals():
 
 
 def test_a_failed_rebuild_leaves_the_previous_rows(built):
-    con, _, _, home = built
+    con, _, home = built
     _, ws = windows(home, [SEED_DAY])
     before = table_hash(con, "mart_item_topics")
 

@@ -3,9 +3,9 @@ rendered by the autoescaped HTML macro, with the seed's section shapes kept."""
 
 from pathlib import Path
 
-import jinja2
 import pytest
 
+from vllm_digest.report import render
 from vllm_digest.report.markdown_safe import md_block
 from vllm_digest.report.narrative_blocks import narrative_blocks
 
@@ -58,10 +58,8 @@ def test_md_block_output_has_no_live_markup():
 
 
 def _render(blocks) -> str:
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("vllm_digest.report", "templates"),
-        autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-    )
+    """The macro through the reports' own (autoescaping) environment."""
+    env = render._environment(True)
     return env.from_string('{% from "_narrative.html.j2" import narrative_body %}{{ narrative_body(b) }}').render(b=blocks)
 
 

@@ -42,6 +42,7 @@ def test_golden_header_and_appendix(reports, lang):
     golden = GOLDEN / f"2026-03-22.{lang}.md"
     if os.environ.get("VLLM_DIGEST_WRITE_GOLDEN") == "1":
         golden.write_text(ours, encoding="utf-8")
+        pytest.skip(f"wrote {golden.name}; review its diff before committing")
     expected = golden.read_text(encoding="utf-8")
     assert _header_and_appendix(ours, lang) == _header_and_appendix(expected, lang)
     assert ours == expected, "a section body changed; regenerate and review the golden diff"

@@ -31,6 +31,7 @@ def test_sections_follow_the_marts(make_settings):
         top_topic = con.execute(
             "SELECT topic_zh FROM mart_topic_daily WHERE day = DATE '2026-03-22' ORDER BY items DESC, topic_id LIMIT 1"
         ).fetchone()[0]
+    assert len(ranked) == 5  # the day has more than five PRs to rank: an empty mart must not pass
     assert [int(n) for n in REF.findall(_section(text, "### 🛠️"))] == ranked
     topics = _section(text, "### 🔥")
     assert f"**{top_topic} " in topics

@@ -187,4 +187,3 @@ def test_freshness_window_opens_at_the_cutoff_of_the_day_the_tick_requests(make_
         opens = deadline - report.lower_bound_delta
         [request] = requests_at(schedule, deadline)
         assert opens == window_for_day(request.tags[RANGE_END_TAG], settings).end
-        assert deadline - opens > dt.timedelta(minutes=settings.schedule_lag_minutes)

@@ -5,7 +5,6 @@ ids, RFC 3339 dates and links to files that exist. A malformed day summary
 stops the build with its path and leaves the previous site in place.
 """
 
-import datetime as dt
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -46,7 +45,6 @@ def test_feed_is_atom(site):
     # newest first; a day's entry is updated at the end of its window
     assert updated == ["2026-03-23T11:39:00+08:00", "2026-03-22T11:39:00+08:00", "2026-03-21T11:39:00+08:00"]
     assert root.find(f"{ATOM}updated").text == updated[0]
-    assert [dt.datetime.fromisoformat(u) for u in updated] == sorted((dt.datetime.fromisoformat(u) for u in updated), reverse=True)
     first = entries[0]
     assert first.find(f"{ATOM}title").text.startswith("vLLM 2026-03-22: 10 new issues, 10 closed, 48 new PRs, 21 merged")
     links = first.findall(f"{ATOM}link")

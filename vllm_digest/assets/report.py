@@ -21,7 +21,7 @@ from vllm_digest.warehouse.resource import WarehouseResource
 
 REPORT_ASSET = "daily_report"
 # every table the report context reads, so the UI's lineage shows them all
-REPORT_INPUTS = ("stg_fetch_manifest", *TABLES_READ)
+REPORT_INPUTS = TABLES_READ
 
 
 def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:

@@ -14,7 +14,7 @@ import datetime as dt
 
 from vllm_digest.report.insights import HISTORY_DAYS
 from vllm_digest.report.markdown_safe import plain_inline
-from vllm_digest.report.sections import trend_arrow
+from vllm_digest.report.sections import item_ref, trend_arrow
 
 VIEW_W, VIEW_H = 300, 40
 # headroom above the tallest bar, so its top edge and tooltip target stay visible
@@ -148,7 +148,7 @@ def hotness_chart(parts: list[dict], items: dict[int, dict], url_for) -> dict:
             x += w
         rows.append({
             "number": p["number"], "url": url_for(kind, p["number"]),
-            "ref": f"{'PR' if kind == 'pr' else 'Issue'} #{p['number']}",
+            "ref": item_ref(kind, p["number"]),
             "title": plain_inline(item.get("title"), 120), "value": num(p["score"]), "segments": segments,
         })
     legend = [{"label": label, "color": color} for _, label, color in HOTNESS_SERIES]

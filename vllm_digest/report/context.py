@@ -103,7 +103,6 @@ def build_report_context(
     data = insights.gather(con, repo.full_name, window.key, ctx["counts"], batch)
     ctx["sections"] = build_sections(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
     attach_facts(ctx["sections"], ctx, data, settings.languages)
-    ctx["count_history"] = data["count_history"]
     ctx["charts"] = build_charts(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
     return ctx
 

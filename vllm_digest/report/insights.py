@@ -51,6 +51,12 @@ def _per_day(found: list[dict], keep_day: bool = False) -> dict[str, list[dict]]
     return out
 
 
+# the topics a day lists: its TOPIC_LIMIT largest, ties by id (the topics query and its members' query)
+LISTED_TOPICS = (
+    f"FROM mart_topic_daily {DAYS} AND items > 0 "
+    f"QUALIFY row_number() OVER (PARTITION BY day ORDER BY items DESC, topic_id) <= {TOPIC_LIMIT}"
+)
+
 # name -> (SQL reading every batch day, whether its rows keep their `day` column). Each is ordered by
 # day first and then as the per-day report needs; a per-day LIMIT is a QUALIFY over the day.
 QUERIES = {
@@ -69,7 +75,6 @@ QUERIES = {
         f"FROM core_items {DAYS} ORDER BY day, number",
         False,
     ),
-    "sets": (f"SELECT day, number, set_name FROM mart_five_sets {DAYS} ORDER BY day, number, set_name", False),
     "comments": (
         "SELECT day, number, comment_kind, author_login, author_is_bot, created_at, body FROM core_comments "
         f"{DAYS} ORDER BY day, number, created_at, comment_key",
@@ -88,16 +93,13 @@ QUERIES = {
         False,
     ),
     "topics": (
-        "SELECT day, topic_id, topic_zh, topic_en, items, items_ratio, rising, trend_status "
-        f"FROM mart_topic_daily {DAYS} AND items > 0 "
-        f"QUALIFY row_number() OVER (PARTITION BY day ORDER BY items DESC, topic_id) <= {TOPIC_LIMIT} "
+        f"SELECT day, topic_id, topic_zh, topic_en, items, items_ratio, rising, trend_status {LISTED_TOPICS} "
         "ORDER BY day, items DESC, topic_id",
         False,
     ),
     # the first TOPIC_NUMBERS members of each listed topic (a year holds ~600,000 memberships)
     "topic_members": (
-        f"WITH listed AS (SELECT day, topic_id FROM mart_topic_daily {DAYS} AND items > 0 "
-        f"QUALIFY row_number() OVER (PARTITION BY day ORDER BY items DESC, topic_id) <= {TOPIC_LIMIT}), "
+        f"WITH listed AS (SELECT day, topic_id {LISTED_TOPICS}), "
         f"members AS (SELECT DISTINCT day, topic_id, number FROM mart_item_topics {DAYS}) "
         "SELECT day, topic_id, number FROM members JOIN listed USING (day, topic_id) "
         f"QUALIFY row_number() OVER (PARTITION BY day, topic_id ORDER BY number DESC) <= {TOPIC_NUMBERS} "
@@ -209,7 +211,7 @@ def topics(found: list[dict], member_rows: list[dict]) -> list[dict]:
             "ratio": r["items_ratio"],
             "rising": bool(r["rising"]),
             "baseline_incomplete": r["trend_status"] == "baseline incomplete",
-            "numbers": members.get(r["topic_id"], [])[:TOPIC_NUMBERS],
+            "numbers": members.get(r["topic_id"], []),  # the query keeps TOPIC_NUMBERS a topic
         }
         for r in found
     ]
@@ -263,7 +265,8 @@ def gather(con: duckdb.DuckDBPyConnection, repo: str, day: str, counts: dict, ba
     """What the sections need for one day; ``batch`` (a DayBatch holding the day) saves the queries."""
     found = (batch or DayBatch(con, repo, [day])).day(day)
     items = {r["number"]: r for r in found["items"]}
-    sets: dict[int, list[str]] = {n: [r["set_name"] for r in rs] for n, rs in _grouped(found["sets"], "number").items()}
+    by_number = sorted(found["members"], key=lambda r: (r["number"], r["set_name"]))
+    sets: dict[int, list[str]] = {n: [r["set_name"] for r in rs] for n, rs in _grouped(by_number, "number").items()}
     found_topics = topics(found["topics"], found["topic_members"])
     return {
         "items": items,
@@ -283,7 +286,7 @@ def gather(con: duckdb.DuckDBPyConnection, repo: str, day: str, counts: dict, ba
 
 # The tables the report reads (DayBatch's queries): the report asset declares them as its inputs.
 TABLES_READ = (
-    "core_items", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts",
+    "stg_fetch_manifest", "core_items", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts",
     "mart_focus_items", "mart_item_hotness", "mart_topic_daily", "mart_item_topics",
     "mart_key_changes", "mart_notable_issues", "mart_activity_daily",
 )

@@ -51,7 +51,6 @@ class NarrationSummary:
     cache_hits: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
-    saved: int = 0
     # "<lang>/<section>" (prefixed by the day in a range run) -> where its body came from
     sources: dict[str, str] = field(default_factory=dict)
     fallbacks: dict[str, dict] = field(default_factory=dict)
@@ -106,7 +105,7 @@ def narrate_reports(
                     _choose(ctx["sections"][name], lang, result.sections[name], outcome["source"])
         if store.pending:
             with connect() as con:
-                summary.saved += store.flush(con)
+                store.flush(con)
     return summary
 
 

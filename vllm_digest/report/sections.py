@@ -21,6 +21,16 @@ STATE = {
     "merged": {"zh": "已合并", "en": "merged"},
 }
 KIND = {"pr": "PR", "issue": "Issue"}
+
+
+def item_ref(kind: str, number: int) -> str:
+    """``PR #12`` / ``Issue #12``, as every section and chart names an item."""
+    return f"{KIND.get(kind, 'Issue')} #{number}"
+
+
+def state_label(item: dict, lang: str) -> str:
+    state = item_state(item)
+    return STATE.get(state, {}).get(lang, state)
 LEAD_CHARS = 2000
 
 
@@ -32,7 +42,7 @@ def _entry(item: dict, url_for, meta: str, lang: str, quotes=None, gist: str | N
     return {
         "number": item["number"],
         "kind": item["kind"],
-        "ref": f"{KIND.get(item['kind'], 'Issue')} #{item['number']}",
+        "ref": item_ref(item["kind"], item["number"]),
         "url": url_for(item["kind"], item["number"]),
         "title": plain_inline(item["title"], 200),
         "gist": first_sentence(item.get("body")) if gist is None else plain_inline(gist, 200),
@@ -138,7 +148,7 @@ def _focus(ctx, data, lang, url_for) -> dict:
         for i in members:
             who = plain_inline(i["author_login"], 80)
             tag = (" (AMD 员工)" if lang == "zh" else " (AMD employee)") if i["vendor"] else ""
-            entries.append(_entry(i, url_for, f"{who}{tag} · {STATE[item_state(i)][lang] if item_state(i) in STATE else item_state(i)}", lang))
+            entries.append(_entry(i, url_for, f"{who}{tag} · {state_label(i, lang)}", lang))
         groups.append({"heading": names[theme][lang] or theme, "entries": entries})
     tally = focus_tally(focus)
     vendor, merged, quark = tally["by_amd_employees"], tally["merged"], tally["quark"]
@@ -169,7 +179,7 @@ def _discussions(ctx, data, lang, url_for) -> dict:
     for i in hot:
         people, quotes = thread_voices(data, i["number"])
         n = int(i["comments_total"] or 0)
-        st = STATE.get(item_state(i), {}).get(lang, item_state(i))
+        st = state_label(i, lang)
         meta = (f"{n} 条评论 · 本周期 {len(people)} 位参与者 · 状态：{st}" if lang == "zh"
                 else f"{n} comments · {len(people)} participants this window · {st}")
         entries.append(_entry(i, url_for, meta, lang, quotes))

@@ -37,7 +37,6 @@ def index_context(settings: Settings, catalog: dict) -> dict:
         "names": " · ".join(r["name"] for r in repos),
         "repos": repos,
         "series": [{"label": label, "color": color} for _, label, color in COUNT_SERIES],
-        "languages": [lang for lang in LANGUAGE_NAMES if lang in settings.languages],
         "total_days": sum(len(r["days"]) for r in repos),
         "feed": "feed.xml",
     }
