@@ -37,7 +37,6 @@ from bench.figures import CUTOFF_LOCAL, CUTOFF_UTC, FIRST_DAY, ROOT, WORK, datas
 HERE = Path(__file__).resolve().parent
 EXECUTORS = ("in_process", "multiprocess")
 DAYS = 30
-CUTOFF = CUTOFF_LOCAL  # the synthetic data's window bounds
 LATE_DAYS = 2
 
 
@@ -55,7 +54,7 @@ def child(argv: list[str]) -> int:
     # before vllm_digest.definitions is imported: it builds its definitions from the environment
     os.environ.update({
         "VLLM_DIGEST_HOME": home, "VLLM_DIGEST_SAMPLE_DIR": sample_dir, "VLLM_DIGEST_SOURCE": "sample",
-        "VLLM_DIGEST_CUTOFF": CUTOFF, "VLLM_DIGEST_START_DATE": FIRST_DAY.isoformat(),
+        "VLLM_DIGEST_CUTOFF": CUTOFF_LOCAL, "VLLM_DIGEST_START_DATE": FIRST_DAY.isoformat(),
         "VLLM_DIGEST_LATE_DAYS": str(LATE_DAYS), "VLLM_DIGEST_EXECUTOR": executor, "DAGSTER_HOME": dagster_home,
     })
     import dagster as dg
@@ -84,7 +83,7 @@ def scheduled_days() -> tuple[str, str]:
     from vllm_digest.settings import load_settings
 
     settings = load_settings({
-        "VLLM_DIGEST_HOME": str(WORK / "executors"), "VLLM_DIGEST_CUTOFF": CUTOFF,
+        "VLLM_DIGEST_HOME": str(WORK / "executors"), "VLLM_DIGEST_CUTOFF": CUTOFF_LOCAL,
         "VLLM_DIGEST_START_DATE": FIRST_DAY.isoformat(), "VLLM_DIGEST_LATE_DAYS": str(LATE_DAYS),
     })
     last = (FIRST_DAY + dt.timedelta(days=DAYS - 1)).isoformat()
@@ -141,7 +140,7 @@ def main() -> int:
         "",
         "Machine: " + ", ".join(f"{k} {v}" for k, v in machine().items()),
         "",
-        f"Synthetic data (bench/synthetic.py, {DAYS} days from {FIRST_DAY}, cutoff {CUTOFF} UTC+8 = "
+        f"Synthetic data (bench/synthetic.py, {DAYS} days from {FIRST_DAY}, cutoff {CUTOFF_LOCAL} UTC+8 = "
         f"{CUTOFF_UTC:%H:%M} UTC); the daily job over the whole graph with its checks, executed by "
         "`dg.execute_job` on a persistent instance with the project's dagster.yaml, fresh data home each time. "
         "*run*: the job's wall time; *process*: the child process, with interpreter start and imports.",

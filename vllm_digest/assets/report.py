@@ -20,14 +20,13 @@ from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.resource import WarehouseResource
 
 REPORT_ASSET = "daily_report"
-# every table the report context reads, so the UI's lineage shows them all
-REPORT_INPUTS = TABLES_READ
 
 
 def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
     @dg.asset(
         key=[*repo.key_prefix, REPORT_ASSET],
-        deps=[dg.AssetKey([*repo.key_prefix, t]) for t in REPORT_INPUTS],
+        # every table the report context reads, so the UI's lineage shows them all
+        deps=[dg.AssetKey([*repo.key_prefix, t]) for t in TABLES_READ],
         partitions_def=partitions_def,
         backfill_policy=SINGLE_RUN,
         pool=WAREHOUSE_POOL,

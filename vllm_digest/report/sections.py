@@ -21,21 +21,21 @@ STATE = {
     "merged": {"zh": "已合并", "en": "merged"},
 }
 KIND = {"pr": "PR", "issue": "Issue"}
-
-
-def item_ref(kind: str, number: int) -> str:
-    """``PR #12`` / ``Issue #12``, as every section and chart names an item."""
-    return f"{KIND.get(kind, 'Issue')} #{number}"
-
-
-def state_label(item: dict, lang: str) -> str:
-    state = item_state(item)
-    return STATE.get(state, {}).get(lang, state)
 LEAD_CHARS = 2000
 
 
 def item_state(item: dict) -> str:
     return "merged" if item.get("merged_at") else (item.get("state") or "open")
+
+
+def state_label(item: dict, lang: str) -> str:
+    state = item_state(item)
+    return STATE.get(state, {}).get(lang, state)
+
+
+def item_ref(kind: str, number: int) -> str:
+    """``PR #12`` / ``Issue #12``, as every section and chart names an item."""
+    return f"{KIND.get(kind, 'Issue')} #{number}"
 
 
 def _entry(item: dict, url_for, meta: str, lang: str, quotes=None, gist: str | None = None) -> dict:
