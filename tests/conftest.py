@@ -4,6 +4,7 @@ environment, and real Dagster materializations against it."""
 from __future__ import annotations
 
 import json
+import shutil
 import warnings
 from pathlib import Path
 
@@ -16,7 +17,15 @@ from vllm_digest.settings import Settings, load_settings
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
 warnings.filterwarnings("ignore", category=dg.PreviewWarning)
 
-SHIPPED_SAMPLE = Path(__file__).resolve().parents[1] / "vllm_digest" / "samples" / "vllm-project__vllm"
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED_SAMPLE = ROOT / "vllm_digest" / "samples" / "vllm-project__vllm"
+
+
+def project_dagster_home(path: Path) -> Path:
+    """``path`` as a DAGSTER_HOME with the project's dagster.yaml: the SQLite instance `make dev` uses."""
+    path.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "dagster.yaml", path / "dagster.yaml")
+    return path
 
 
 def sample_windows() -> list[dict]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,9 +19,9 @@ from pathlib import Path
 
 import httpx
 
+from conftest import ROOT, project_dagster_home
 from tests.net import free_port
 
-ROOT = Path(__file__).resolve().parents[1]
 # Liveness bounds, not speed assertions: past them something hangs, and the
 # error says what and shows the server's log.
 START_TIMEOUT_S = 180
@@ -97,8 +96,7 @@ class DagsterDev:
     def start(cls, dagster_home: Path, env: dict[str, str], log_path: Path) -> "DagsterDev":
         """`dagster dev -w workspace.yaml` on a free loopback port, with the project's
         dagster.yaml copied into ``dagster_home`` and only ``env`` for our settings."""
-        dagster_home.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / "dagster.yaml", dagster_home / "dagster.yaml")
+        project_dagster_home(dagster_home)
         port = free_port()
         base = {k: v for k, v in os.environ.items() if not k.startswith(_OWN_ENV_PREFIXES)}
         full_env = {**base, **env, "DAGSTER_HOME": str(dagster_home)}

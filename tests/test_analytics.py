@@ -237,7 +237,8 @@ def test_text_hits_in_one_union_equal_one_statement_per_rule(built):
     params = analytics_params(REPO, ws, taxonomy)
     rules = _text_rules(taxonomy)
     sql = read_sql("mart_text_hits")
-    con.execute(read_sql("run_texts"), bind(read_sql("run_texts"), params))
+    texts = read_sql("run_texts")
+    con.execute(texts, bind(texts, params))
     union, values = text_hits_statement(sql, params, rules)
     assert len(values) > len(rules)  # every rule bound its own copy
     together = sorted(map(repr, con.execute(union, values).fetchall()))

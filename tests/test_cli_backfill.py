@@ -5,23 +5,19 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import dagster as dg
 
-from conftest import sample_windows
+from conftest import ROOT, project_dagster_home, sample_windows
 
-ROOT = Path(__file__).resolve().parents[1]
 DAYS = ("2026-03-21", "2026-03-22")
 
 
 def test_readme_partition_range_command_is_one_run_over_the_whole_graph(tmp_path):
-    dagster_home, home = tmp_path / "dagster_home", tmp_path / "home"
-    dagster_home.mkdir()
-    shutil.copy(ROOT / "dagster.yaml", dagster_home / "dagster.yaml")
+    dagster_home, home = project_dagster_home(tmp_path / "dagster_home"), tmp_path / "home"
     env = {**os.environ, "DAGSTER_HOME": str(dagster_home), "VLLM_DIGEST_HOME": str(home),
            "VLLM_DIGEST_CUTOFF": "11:39"}
     dagster = Path(sys.executable).with_name("dagster")

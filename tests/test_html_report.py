@@ -96,13 +96,13 @@ def test_report_metadata_has_paths_counts_and_single_day_preview(built):
     days = _metadata(ranged, REPORT_KEY)
     assert [m.partition for m in days] == ["2026-03-20", "2026-03-21", "2026-03-22"]
     # Dagster copies a range run's metadata onto every day: it must hold nothing that is one day's
-    for meta in (d.metadata for d in days):
-        assert meta == days[0].metadata
-        assert meta["counts_by_day"].value["2026-03-22"]["new_prs"] == 48
-        assert sorted(meta["counts_by_day"].value) == ["2026-03-20", "2026-03-21", "2026-03-22"]
-        assert meta["reports_dir"].value == str(report_path(settings, "2026-03-22", "json").parent)
-        assert not {"preview", "new_prs", "path_zh_html", "focus_items"} & set(meta)
-    by_day = days[0].metadata["counts_by_day"].value
+    meta = days[0].metadata
+    assert all(d.metadata == meta for d in days)
+    assert meta["counts_by_day"].value["2026-03-22"]["new_prs"] == 48
+    assert sorted(meta["counts_by_day"].value) == ["2026-03-20", "2026-03-21", "2026-03-22"]
+    assert meta["reports_dir"].value == str(report_path(settings, "2026-03-22", "json").parent)
+    assert not {"preview", "new_prs", "path_zh_html", "focus_items"} & set(meta)
+    by_day = meta["counts_by_day"].value
     for day in by_day:
         on_disk = json.loads(report_path(settings, day, "json").read_text(encoding="utf-8"))["counts"]
         assert by_day[day] == on_disk

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import dagster as dg
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import project_dagster_home
 
 
 def test_instance_queues_runs_limits_the_warehouse_pool_and_retries_only_crashes(tmp_path):
-    shutil.copy(ROOT / "dagster.yaml", tmp_path / "dagster.yaml")
-    with dg.DagsterInstance.from_config(str(tmp_path)) as instance:
+    with dg.DagsterInstance.from_config(str(project_dagster_home(tmp_path))) as instance:
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
         concurrency = instance.get_concurrency_config()
         assert concurrency.run_queue_config.max_concurrent_runs == 4
