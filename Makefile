@@ -25,27 +25,25 @@ instance:
 demo: install instance
 	$(PY) -m vllm_digest.demo
 
+# $(call apt_install,PACKAGES,WHAT IS SKIPPED WITHOUT THEM): Debian packages some tests need, installed
+# with apt-get when run as root; otherwise, or if apt fails, say which tests will be skipped.
+apt_install = if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(1) >/dev/null) \
+	    || echo "$(1) could not be installed; $(2)"; \
+	else echo "$(1) missing, and installing needs root and apt-get; $(2)"; fi
+
 # Browser tests drive Debian's chromium through Playwright (no browser download).
 # The fonts only make the saved screenshots legible (Chinese text, emoji headings).
 BROWSER_FONTS := fonts-wqy-microhei fonts-noto-color-emoji
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium $(BROWSER_FONTS) >/dev/null) \
-	      || echo "chromium could not be installed; browser tests will be skipped"; \
-	  else echo "chromium missing and not root; browser tests will be skipped"; fi; }
-	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && ! dpkg -s $(BROWSER_FONTS) >/dev/null 2>&1; then \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_FONTS) >/dev/null) \
-	    || echo "screenshot fonts could not be installed; screenshots may show boxes for Chinese text"; fi
+	@command -v chromium >/dev/null 2>&1 || { $(call apt_install,chromium $(BROWSER_FONTS),browser tests will be skipped); }
+	@dpkg -s $(BROWSER_FONTS) >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
+	  { $(call apt_install,$(BROWSER_FONTS),screenshots may show boxes for Chinese text); }
 
 # tests/test_postgres_instance.py starts a real PostgreSQL server from Debian's package (initdb, pg_ctl);
 # without it that test is skipped and says why.
 postgres:
-	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null) \
-	      || echo "postgresql could not be installed; the PostgreSQL instance test will be skipped"; \
-	  else echo "postgresql missing and not root; the PostgreSQL instance test will be skipped"; fi; }
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(call apt_install,postgresql,the PostgreSQL instance test will be skipped); }
 
 test: install browser postgres
 	$(PY) -m pytest -q -p no:cacheprovider
