@@ -21,14 +21,14 @@ import warnings
 import dagster as dg
 
 from bench.figures import FIRST_DAY
-from vllm_digest.analytics.build import ANALYTICS_MODELS
+from vllm_digest.analytics.build import ANALYTICS_MODELS, REF_MODELS
 from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS
 
 # the vllm-digest graph's steps, read off its model lists so the floor follows the graph:
-# raw_activity, stg, core, mart, analytics, daily_report
+# raw_activity, stg, core, mart, ref (taxonomy rules), analytics, daily_report
 DEFAULT_SHAPE = ",".join(str(n) for n in (1, len(STG_MODELS), len(CORE_MODELS), len(MART_MODELS),
-                                          len(ANALYTICS_MODELS), 1))
+                                          len(REF_MODELS), len(ANALYTICS_MODELS), 1))
 
 
 def _step(name: str, keys: list[str], upstream: list, partitions, metadata: str) -> dg.AssetsDefinition:

@@ -1,6 +1,6 @@
 -- mart_focus_items: items of the day that concern a vendor focus area (e.g. AMD/ROCm), with the rule that
 -- matched, the theme the report groups them under, and whether the author is tagged a vendor employee.
--- Membership: any focus rule of mart_taxonomy_rules (tag, label, text regex over title then body, review-comment
+-- Membership: any focus rule of ref_taxonomy_rules (tag, label, text regex over title then body, review-comment
 -- path, or an author-login pattern such as '-amd'); matched_rule is the strongest (tag > label > title > path >
 -- body > author). Theme: the first theme in file order whose tag, label or title regex matches (the body is
 -- left out because words like "fix" or "test" are everywhere in bodies); otherwise the default theme.
@@ -9,7 +9,7 @@ WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),
 rules AS (
-    SELECT * FROM mart_taxonomy_rules
+    SELECT * FROM ref_taxonomy_rules
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope IN ('focus', 'theme')
 ),
 text_hits AS (

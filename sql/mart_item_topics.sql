@@ -1,6 +1,6 @@
 -- mart_item_topics: every item of the day (core_items: created, closed, merged, commented or reviewed in the
 -- window) x every taxonomy topic it matches, with the rule that matched.
--- Matching (rules from mart_taxonomy_rules of the same day):
+-- Matching (rules from ref_taxonomy_rules of the same day):
 --   tag    a bracketed title tag, or one '/'-part of it, or a conventional prefix "type(scope):" (both words)
 --   label  a GitHub label, case-insensitive
 --   text   the topic's combined keyword/pattern RE2 regex over the title, then the body (mart_text_hits)
@@ -13,7 +13,7 @@ WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),
 rules AS (
-    SELECT * FROM mart_taxonomy_rules
+    SELECT * FROM ref_taxonomy_rules
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope = 'topic'
 ),
 topics AS (

@@ -25,9 +25,9 @@ CREATE OR REPLACE MACRO feature_matches(rule_kind, rule_value, kind, value) AS (
 CREATE OR REPLACE MACRO feature_priority(kind) AS (CASE kind WHEN 'tag' THEN 1 WHEN 'label' THEN 2 ELSE 4 END);
 CREATE OR REPLACE MACRO feature_evidence(kind, value) AS (kind || ':' || value);
 
--- mart_taxonomy_rules: the taxonomy rules a day was built with, so each day's topics stay explainable
+-- ref_taxonomy_rules: the taxonomy rules a day was built with, so each day's topics stay explainable
 -- after the taxonomy file changes (the version travels with the rows).
-CREATE TABLE IF NOT EXISTS mart_taxonomy_rules (
+CREATE TABLE IF NOT EXISTS ref_taxonomy_rules (
     repo VARCHAR NOT NULL, day DATE NOT NULL, taxonomy_version INTEGER, taxonomy_path VARCHAR,
     scope VARCHAR NOT NULL, owner_id VARCHAR NOT NULL, parent_id VARCHAR, kind VARCHAR NOT NULL,
     value VARCHAR, pattern VARCHAR, name_zh VARCHAR, name_en VARCHAR, grp VARCHAR, risk BOOLEAN,

@@ -9,6 +9,7 @@ The GraphQL used here is the schema of the installed dagster-graphql 1.13
 from __future__ import annotations
 
 import ctypes
+import datetime as dt
 import os
 import signal
 import subprocess
@@ -90,6 +91,7 @@ class DagsterDev:
     process: subprocess.Popen
     log_path: Path
     http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=60))
+    location: str = "vllm_digest"
 
     # ------------------------------------------------------------ lifecycle
     @classmethod
@@ -223,25 +225,48 @@ class DagsterDev:
         return [m for m in self.materializations(key) if m["runId"] in backfill.run_ids]
 
     def run_backfill(self, keys: list[tuple[str, ...]], first: str, last: str,
-                     timeout: float = BACKFILL_TIMEOUT_S) -> Backfill:
-        """Launch a backfill of ``keys`` (partitioned ones over first..last,
-        unpartitioned ones once) through launchPartitionBackfill, as the UI's
-        Materialize -> partition range does; wait until the daemon finishes it."""
-        nodes = self.asset_nodes()
-        selection = [
-            {"assetKey": {"path": list(k)},
-             **({"partitions": {"range": {"start": first, "end": last}}} if nodes[k]["isPartitioned"] else {})}
-            for k in keys
-        ]
+                     timeout: float = BACKFILL_TIMEOUT_S, shape: str = "ui") -> Backfill:
+        """Launch a backfill of ``keys`` over the days first..last through launchPartitionBackfill, in one
+        of the three request shapes the UI sends, and wait until the daemon finishes it:
+
+        - ``"ui"``: ``assetSelection`` + ``partitionNames``, what *Lineage* / *Catalog* "Materialize" and an
+          asset's own page send (unpartitioned keys in the selection are materialized once);
+        - ``"by_assets"``: ``partitionsByAssets``, one partition range per partitioned key;
+        - ``"partition_set"``: a partition-set backfill of the job whose assets ``keys`` are, as the job's
+          *Partitions* page sends it (``keys`` must then be ``[("job", <job name>)]``).
+        """
+        days = self.partition_keys_between(first, last)
+        if shape == "ui":
+            params = {"assetSelection": [{"path": list(k)} for k in keys], "partitionNames": days}
+        elif shape == "by_assets":
+            nodes = self.asset_nodes()
+            params = {"partitionsByAssets": [
+                {"assetKey": {"path": list(k)},
+                 **({"partitions": {"range": {"start": first, "end": last}}} if nodes[k]["isPartitioned"] else {})}
+                for k in keys
+            ]}
+        elif shape == "partition_set":
+            [(_, job)] = keys
+            params = {"selector": {"partitionSetName": f"{job}_partition_set",
+                                   "repositorySelector": {"repositoryLocationName": self.location,
+                                                          "repositoryName": "__repository__"}},
+                      "partitionNames": days}
+        else:
+            raise ValueError(f"unknown backfill shape {shape!r}")
         launched = self.graphql(
             """mutation($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
                 __typename ... on LaunchBackfillSuccess { backfillId }
-                ... on Error { message } ... on PythonError { stack } } }""",
-            {"params": {"partitionsByAssets": selection, "title": f"e2e {first}...{last}"}},
+                ... on Error { message } ... on PythonError { message stack } } }""",
+            {"params": {**params, "title": f"e2e {shape} {first}...{last}"}},
         )["launchPartitionBackfill"]
         if launched["__typename"] != "LaunchBackfillSuccess":
-            raise self.fail(f"launchPartitionBackfill refused: {launched}")
+            raise self.fail(f"launchPartitionBackfill ({shape}) refused: {launched}")
         return self.wait_for_backfill(launched["backfillId"], timeout)
+
+    def partition_keys_between(self, first: str, last: str) -> list[str]:
+        """The daily partition keys first..last, as the UI's range picker lists them (keys are YYYY-MM-DD)."""
+        start, end = dt.date.fromisoformat(first), dt.date.fromisoformat(last)
+        return [(start + dt.timedelta(days=i)).isoformat() for i in range((end - start).days + 1)]
 
     def wait_for_backfill(self, backfill_id: str, timeout: float = BACKFILL_TIMEOUT_S) -> Backfill:
         query = """query($id: String!) { partitionBackfillOrError(backfillId: $id) { __typename

@@ -150,19 +150,30 @@ def test_daily_schedule_is_loaded_and_stopped_until_turned_on(server):
     }]
 
 
-def test_three_day_backfill_is_one_run_and_writes_three_reports(server):
+def day_runs(backfill) -> list[dict]:
+    """The backfill's runs over days (the site, unpartitioned, gets a run of its own after them)."""
+    return [r for r in backfill.runs if [*SITE] not in [a["path"] for a in r["assetSelection"]]]
+
+
+def test_lineage_materialize_all_is_one_run_and_writes_three_reports(server):
+    """What *Lineage* -> *Materialize all* -> a partition range sends: every asset key of the graph (the
+    site included) and the range's partition names."""
     dev, settings = server.dev, server.settings
+    every = sorted(dev.asset_nodes())
     partitioned = partitioned_keys(dev.asset_nodes())
-    backfill = dev.run_backfill(partitioned, FIRST, LAST)
+    backfill = dev.run_backfill(every, FIRST, LAST, shape="ui")
     assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
     assert backfill.partition_names == DAYS
-    [run] = backfill.runs
+    [run] = day_runs(backfill)
     assert run["status"] == "SUCCESS"
     tags = {t["key"]: t["value"] for t in run["tags"]}
     assert (tags[RANGE_START_TAG], tags[RANGE_END_TAG]) == (FIRST, LAST)
     assert sorted(tuple(a["path"]) for a in run["assetSelection"]) == partitioned
-    # that one run wrote the report of each day, once
-    assert sorted(m["partition"] for m in dev.materializations_in(REPORT, backfill)) == DAYS
+    # that one run wrote the report of each day, once; the site was built once, after them
+    reports = dev.materializations_in(REPORT, backfill)
+    assert sorted(m["partition"] for m in reports) == DAYS
+    [site] = dev.materializations_in(SITE, backfill)
+    assert int(site["timestamp"]) >= max(int(m["timestamp"]) for m in reports)
 
     real = {w["day"]: w for w in sample_windows()}["2026-03-22"]
     expected_counts = {**COUNTS_AT_CUTOFF_1139, "2026-03-22": real["counts"]}
@@ -176,16 +187,52 @@ def test_three_day_backfill_is_one_run_and_writes_three_reports(server):
     assert not report_path(settings, "2026-03-19", "json").exists()
 
 
+def test_one_asset_from_its_own_page_is_one_run_of_that_table(server):
+    """An asset's page (or a Catalog selection of one table) sends just its key: the layer's step
+    rebuilds that table alone, reading the others as the warehouse holds them."""
+    dev = server.dev
+    key = (*PREFIX, "mart_key_changes")
+    backfill = dev.run_backfill([key], "2026-03-21", "2026-03-22", shape="ui")
+    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
+    [run] = backfill.runs
+    assert [tuple(a["path"]) for a in run["assetSelection"]] == [key]
+    assert sorted(m["partition"] for m in dev.materializations_in(key, backfill)) == ["2026-03-21", "2026-03-22"]
+    assert dev.materializations_in((*PREFIX, "mart_item_topics"), backfill) == []
+
+
+def test_catalog_selection_of_a_group_is_one_run(server):
+    """A Catalog multi-select of the analytics group: every table of it, one run."""
+    dev = server.dev
+    nodes = dev.asset_nodes()
+    group = sorted(k for k, n in nodes.items() if n["groupName"] == "analytics")
+    assert len(group) == 12
+    backfill = dev.run_backfill(group, "2026-03-21", "2026-03-22", shape="ui")
+    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
+    [run] = backfill.runs
+    assert sorted(tuple(a["path"]) for a in run["assetSelection"]) == group
+    for key in group:
+        assert sorted(m["partition"] for m in dev.materializations_in(key, backfill)) == ["2026-03-21", "2026-03-22"]
+
+
+def test_job_partitions_page_backfill_is_one_run(server):
+    """*Jobs* -> daily_digest -> *Partitions* -> *Materialize*: a partition-set backfill of the job."""
+    dev = server.dev
+    backfill = dev.run_backfill([("job", "daily_digest")], "2026-03-21", "2026-03-22", shape="partition_set")
+    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
+    [run] = day_runs(backfill)
+    assert run["status"] == "SUCCESS"
+    assert sorted(m["partition"] for m in dev.materializations_in(REPORT, backfill)) == ["2026-03-21", "2026-03-22"]
+
+
 def test_backfill_with_the_site_rebuilds_the_index_once_after_the_reports(server):
     dev, settings = server.dev, server.settings
     days = ["2026-03-17", "2026-03-18"]
-    backfill = dev.run_backfill([*partitioned_keys(dev.asset_nodes()), SITE], days[0], days[-1])
+    backfill = dev.run_backfill([*partitioned_keys(dev.asset_nodes()), SITE], days[0], days[-1], shape="by_assets")
     assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
     reports = dev.materializations_in(REPORT, backfill)
     assert sorted(m["partition"] for m in reports) == days
     # the days are still one run; the site is built once, when the last report is on disk
-    day_runs = [r for r in backfill.runs if [*SITE] not in [a["path"] for a in r["assetSelection"]]]
-    assert len(day_runs) == 1
+    assert len(day_runs(backfill)) == 1
     [site] = dev.materializations_in(SITE, backfill)
     assert int(site["timestamp"]) >= max(int(m["timestamp"]) for m in reports)
     index = (settings.site_dir / "index.html").read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from test_analytics import REPO, SEED_DAY, base_warehouse, windows
-from vllm_digest.analytics import build_analytics
+from vllm_digest.analytics import build_analytics, build_taxonomy_rules
 from vllm_digest.settings import load_settings
 from vllm_digest.taxonomy import DEFAULT_TAXONOMY, TaxonomyError, keyword_regex, load_taxonomy, taxonomy_from_settings
 
@@ -92,6 +92,7 @@ def test_adding_a_topic_changes_the_marts_without_code(tmp_path):
     con = base_warehouse(tmp_path, [SEED_DAY])
     _, ws = windows(tmp_path, [SEED_DAY])
     try:
+        build_taxonomy_rules(con, REPO, ws, load_taxonomy())
         build_analytics(con, REPO, ws, load_taxonomy())
         assert con.execute("SELECT count(*) FROM mart_item_topics WHERE topic_id = 'dllm'").fetchone()[0] == 0
 
@@ -99,6 +100,7 @@ def test_adding_a_topic_changes_the_marts_without_code(tmp_path):
         text = DEFAULT_TAXONOMY.read_text(encoding="utf-8").replace("version = 1", "version = 2", 1)
         text += '\n[[topic]]\nid = "dllm"\nzh = "扩散语言模型"\nen = "Diffusion LLMs"\nkeywords = ["dllm", "diffusion"]\n'
         edited.write_text(text, encoding="utf-8")
+        build_taxonomy_rules(con, REPO, ws, load_taxonomy(edited))
         build_analytics(con, REPO, ws, load_taxonomy(edited))
 
         assert con.execute(
@@ -106,6 +108,6 @@ def test_adding_a_topic_changes_the_marts_without_code(tmp_path):
         ).fetchall() == [(36155, 'title:"dLLM"', 2)]
         assert con.execute(
             "SELECT items, trend_status FROM mart_topic_daily WHERE topic_id = 'dllm'").fetchone() == (1, "baseline incomplete")
-        assert con.execute("SELECT DISTINCT taxonomy_version FROM mart_taxonomy_rules").fetchall() == [(2,)]
+        assert con.execute("SELECT DISTINCT taxonomy_version FROM ref_taxonomy_rules").fetchall() == [(2,)]
     finally:
         con.close()

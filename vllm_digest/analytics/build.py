@@ -7,11 +7,15 @@ leaves the previous rows. One statement per model for the whole batch rather tha
 day is what keeps a year-long backfill within seconds: a per-day loop costs ~0.3 s a
 day in statement overhead alone (measured on the sample), 110 s for a year.
 
-The taxonomy is bound into ``mart_taxonomy_rules`` at the start of the transaction, its
-regexes are run into ``mart_text_hits`` (one copy of its query per regex, each with a constant
-pattern, all in one UNION ALL over the batch's distinct texts in ``run_texts``), and every
-matching mart reads them from there, so a day's topics and the rules that
-produced them are replaced together or not at all.
+The taxonomy is bound per day into ``ref_taxonomy_rules`` by its own step (``build_taxonomy_rules``),
+upstream of the marts. The analytics step then runs the day's regexes into ``mart_text_hits`` (one copy
+of its query per regex, each with a constant pattern, all in one UNION ALL over the batch's distinct
+texts in ``run_texts``), and every matching mart reads the day's rules from ``ref_taxonomy_rules``.
+
+Why the rules are their own asset and not the first table of the analytics step: a table that reads no
+other table is a root of the graph, and a root inside a multi-asset breaks Dagster's asset backfills
+(the UI's "Materialize all" is refused with "Targeted subset must match between every key in a
+non-subsettable multi-asset"). Every key of a multi-asset here has an upstream table.
 """
 
 from __future__ import annotations
@@ -25,10 +29,11 @@ from vllm_digest.settings import RepoRef
 from vllm_digest.taxonomy import Taxonomy
 from vllm_digest.warehouse.sql_files import bind, read_sql, suffix_parameters
 
+# The rules each day is matched with: a root of the graph, so its own asset (see the module docstring).
+REF_MODELS = ("ref_taxonomy_rules",)
 # Order matters: each model reads the ones before it for the same (repo, day); mart_topic_daily also
 # reads its own and mart_activity_daily's earlier days for the trend.
 ANALYTICS_MODELS = (
-    "mart_taxonomy_rules",
     "mart_text_hits",
     "mart_item_links",
     "mart_item_features",
@@ -81,27 +86,73 @@ def text_hits_statement(sql: str, params: dict, rules: list[dict]) -> tuple[str,
     return "\nUNION ALL\n".join(copies), values
 
 
-def build_analytics(
+def build_taxonomy_rules(
     con: duckdb.DuckDBPyConnection,
     repo: RepoRef | str,
     windows: Sequence[DayWindow],
     taxonomy: Taxonomy,
     before_insert: Callable[[str], None] | None = None,
 ) -> dict[str, dict[str, int]]:
-    """Rebuild the analytics marts of ``windows`` (any order) in one transaction.
+    """Replace the days' ``ref_taxonomy_rules`` with ``taxonomy``'s rules, in one transaction."""
+    if not windows:
+        return {}
+    return _rebuild(con, REF_MODELS, analytics_params(repo, windows, taxonomy), [], before_insert)
+
+
+def build_analytics(
+    con: duckdb.DuckDBPyConnection,
+    repo: RepoRef | str,
+    windows: Sequence[DayWindow],
+    taxonomy: Taxonomy,
+    before_insert: Callable[[str], None] | None = None,
+    models: Sequence[str] = ANALYTICS_MODELS,
+) -> dict[str, dict[str, int]]:
+    """Rebuild the analytics marts ``models`` (all by default, kept in ``ANALYTICS_MODELS``' order)
+    of ``windows`` (any order) in one transaction; the others are read as the warehouse holds them.
 
     Returns day -> model -> rows written. ``before_insert`` runs between a model's
-    delete and its insert (tests use it to inject failures).
+    delete and its insert (tests use it to inject failures). Each day's rules must
+    already be in ``ref_taxonomy_rules``.
     """
     if not windows:
         return {}
     params = analytics_params(repo, windows, taxonomy)
+    if params["rule_scope"]:
+        _require_rules(con, params)
+    unknown = set(models) - set(ANALYTICS_MODELS)
+    if unknown:
+        raise ValueError(f"not analytics models: {sorted(unknown)}")
+    ordered = [m for m in ANALYTICS_MODELS if m in models]
+    return _rebuild(con, ordered, params, _text_rules(taxonomy), before_insert)
+
+
+def _require_rules(con: duckdb.DuckDBPyConnection, params: dict) -> None:
+    missing = [d.isoformat() for (d,) in con.execute(
+        "SELECT d FROM (SELECT unnest(CAST($days AS DATE[])) AS d) "
+        "WHERE d NOT IN (SELECT day FROM ref_taxonomy_rules WHERE repo = $repo) ORDER BY d",
+        {"repo": params["repo"], "days": params["days"]},
+    ).fetchall()]
+    if missing:
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+        raise RuntimeError(
+            f"ref_taxonomy_rules holds no rules for {params['repo']} on {shown}: "
+            "materialize ref_taxonomy_rules for those days first (a backfill of the whole graph does)"
+        )
+
+
+def _rebuild(
+    con: duckdb.DuckDBPyConnection,
+    models: Sequence[str],
+    params: dict,
+    text_rules: list[dict],
+    before_insert: Callable[[str], None] | None,
+) -> dict[str, dict[str, int]]:
+    """Delete-then-insert ``models`` for every day of ``params`` in one transaction; day -> model -> rows."""
     scope = {"repo": params["repo"], "days": params["days"]}
-    text_rules = _text_rules(taxonomy)
     out: dict[str, dict[str, int]] = {d.isoformat(): {} for d in params["days"]}
     con.execute("BEGIN TRANSACTION")
     try:
-        for model in ANALYTICS_MODELS:
+        for model in models:
             sql = read_sql(model)
             con.execute(
                 f"DELETE FROM {model} WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))", scope

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from vllm_digest.analytics.build import ANALYTICS_MODELS, build_analytics
+from vllm_digest.analytics.build import ANALYTICS_MODELS, REF_MODELS, build_analytics, build_taxonomy_rules
 from vllm_digest.assets.ingest import build_raw_asset
 from vllm_digest.assets.report import build_report_asset
 from vllm_digest.assets.site import build_site_asset
@@ -20,14 +20,23 @@ def build_repo_assets(repo: RepoRef, settings: Settings, partitions_def=None) ->
     # loaded here so a malformed taxonomy stops the code location, not a run
     taxonomy = taxonomy_from_settings(settings)
 
-    def analytics(con, repo_, windows):
-        return build_analytics(con, repo_, windows, taxonomy)
+    def analytics(con, repo_, windows, models):
+        return build_analytics(con, repo_, windows, taxonomy, models=models)
+
+    def rules(con, repo_, windows, models):
+        return build_taxonomy_rules(con, repo_, windows, taxonomy)
 
     return [
         build_raw_asset(repo, settings, partitions_def),
         build_layer_asset(repo, settings, partitions_def, "stg", STG_MODELS, "warehouse"),
         build_layer_asset(repo, settings, partitions_def, "core", CORE_MODELS, "warehouse"),
         build_layer_asset(repo, settings, partitions_def, "mart", MART_MODELS, "warehouse"),
+        # the taxonomy's fingerprint as code version: editing the taxonomy marks the rules (and so the
+        # marts below them) as changed in the UI
+        build_layer_asset(
+            repo, settings, partitions_def, "ref", REF_MODELS, "analytics", build=rules,
+            code_version=taxonomy.fingerprint,
+        ),
         build_layer_asset(
             repo, settings, partitions_def, "analytics", ANALYTICS_MODELS, "analytics", build=analytics
         ),

@@ -28,7 +28,7 @@ from vllm_digest.warehouse.resource import WarehouseResource
 from vllm_digest.warehouse.schema import columns_of
 from vllm_digest.warehouse.sql_files import purpose, read_sql
 
-_TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|mart)_[a-z0-9_]+)", re.IGNORECASE)
+_TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|ref|mart)_[a-z0-9_]+)", re.IGNORECASE)
 # a batch's temp table built by its own sql/run_<name>.sql (run_days is built in Python and reads files)
 _TEMP_REF = re.compile(r"\b(?:FROM|JOIN)\s+(run_(?!days\b)[a-z0-9_]+)", re.IGNORECASE)
 
@@ -42,7 +42,7 @@ def upstream_tables(model: str) -> list[str]:
     return sorted(found - {model})
 
 
-def model_spec(repo: RepoRef, model: str, group: str) -> dg.AssetSpec:
+def model_spec(repo: RepoRef, model: str, group: str, code_version: str | None = None) -> dg.AssetSpec:
     upstream = upstream_tables(model)
     deps = [dg.AssetKey([*repo.key_prefix, t]) for t in upstream]
     if not upstream and model.startswith("stg_"):
@@ -64,6 +64,7 @@ def model_spec(repo: RepoRef, model: str, group: str) -> dg.AssetSpec:
         group_name=group,
         kinds={"duckdb", "sql"},
         metadata=metadata,
+        code_version=code_version,
     )
 
 
@@ -93,9 +94,20 @@ def build_layer_asset(
     models: tuple[str, ...],
     group: str,
     build: BuildFn | None = None,
+    code_version: str | None = None,
 ) -> dg.AssetsDefinition:
-    """One step that rebuilds ``models`` for every day of the run."""
-    specs = [model_spec(repo, m, group) for m in models]
+    """One step that rebuilds the selected ``models`` for every day of the run.
+
+    The step is subsettable: a selection of some of its tables (the asset's own page, a Catalog
+    multi-select) rebuilds just those, in ``models``' order, reading the others as the warehouse holds
+    them. That is also what lets Dagster's asset backfills take the UI's "Materialize all": for a
+    non-subsettable multi-asset it requires every key's targeted partitions to compare equal, and
+    dagster 1.13 compares them with a tuple ``!=`` that also sees a lazily cached partition count, set
+    for a table reached from several upstream tables and unset for one reached from one, so the same
+    three days "did not match" between two tables of a layer.
+    """
+    specs = [model_spec(repo, m, group, code_version) for m in models]
+    key_of = {m: spec.key for m, spec in zip(models, specs)}
 
     @dg.multi_asset(
         name=f"{repo.slug}__{layer}",
@@ -103,18 +115,21 @@ def build_layer_asset(
         partitions_def=partitions_def,
         backfill_policy=SINGLE_RUN,
         pool=WAREHOUSE_POOL,
+        can_subset=True,
     )
     def layer_asset(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
         windows = context_windows(context, settings)
+        selected = tuple(m for m in models if key_of[m] in context.selected_asset_keys)
         with warehouse.connect() as con:
             if build is None:
-                per_day = build_days(con, models, repo, windows, settings.raw_dir)
+                per_day = build_days(con, selected, repo, windows, settings.raw_dir)
             else:
-                per_day = build(con, repo, windows)
-        context.log.info(f"built {layer} for {repo.full_name} {day_span(windows)}")
-        for model in models:
+                per_day = build(con, repo, windows, selected)
+        built = layer if selected == models else ", ".join(selected)
+        context.log.info(f"built {built} for {repo.full_name} {day_span(windows)}")
+        for model in selected:
             rows = [per_day[w.key][model] for w in windows]
-            yield dg.MaterializeResult(asset_key=[*repo.key_prefix, model], metadata=rows_metadata(windows, rows))
+            yield dg.MaterializeResult(asset_key=key_of[model], metadata=rows_metadata(windows, rows))
 
     return layer_asset
 

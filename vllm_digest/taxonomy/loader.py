@@ -9,6 +9,8 @@ in SQL, and RE2 refuses constructs Python accepts (look-behind, back-references)
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -96,11 +98,19 @@ class Taxonomy:
     trend: dict = field(default_factory=lambda: dict(_TREND_DEFAULTS))
     links: dict = field(default_factory=lambda: dict(_LINK_DEFAULTS))
 
+    @property
+    def fingerprint(self) -> str:
+        """The version and a digest of the rules: changes whenever a rule does."""
+        # the path is left out: the same rules checked out elsewhere are the same code version
+        rules = {k: v for k, v in self.params().items() if k != "taxonomy_path"}
+        digest = hashlib.sha256(json.dumps(rules, sort_keys=True).encode()).hexdigest()
+        return f"v{self.version}-{digest[:12]}"
+
     def topic(self, topic_id: str) -> Topic:
         return next(t for t in self.topics if t.id == topic_id)
 
     def rule_rows(self) -> list[dict]:
-        """The rules as rows of ``mart_taxonomy_rules`` (one per tag, label, path, text regex ...)."""
+        """The rules as rows of ``ref_taxonomy_rules`` (one per tag, label, path, text regex ...)."""
         rows: list[dict] = []
 
         def add(scope, owner, parent, kind, value, pattern, zh, en, grp, risk):

@@ -1,7 +1,7 @@
--- mart_taxonomy_rules: the taxonomy rules each day was built with, one row per tag, label, path, text regex,
+-- ref_taxonomy_rules: the taxonomy rules each day was built with, one row per tag, label, path, text regex,
 -- author pattern or default theme, bound as parallel lists from the loaded TOML. Stored per day (not once)
--- so a day rebuilt under a new taxonomy version carries the rules that produced its topics, and the
--- matching marts read them inside the same transaction.
+-- so a day rebuilt under a new taxonomy version carries the rules that produced its topics; the matching marts
+-- read the rules of their own day from here.
 WITH windows AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),
