@@ -8,7 +8,7 @@ export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 export VLLM_DIGEST_CUTOFF ?= 11:39
 PORT ?= 3000
 
-.PHONY: demo test dev bench install instance browser postgres clean
+.PHONY: demo test dev bench eval install instance browser postgres clean
 
 install: $(STAMP)
 
@@ -53,6 +53,11 @@ dev: install instance
 
 bench: install postgres
 	$(PY) -m bench
+
+# the analysis sections against the original editor's picks (../shared/samples/.../selections.json);
+# writes bench/editorial.md. EVAL_ARGS passes options, e.g. EVAL_ARGS='--selections PATH --lang en'
+eval: install
+	$(PY) -m bench.editorial $(EVAL_ARGS)
 
 clean:
 	rm -rf $(VENV) data .dagster_home

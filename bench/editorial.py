@@ -1,0 +1,306 @@
+"""`make eval`: how well the report's analysis sections pick what the original's editor picked.
+
+    python -m bench.editorial [--selections PATH] [--lang zh|en] [--home DIR [--reuse]] [--out FILE]
+
+Materializes the embedded sample days in one run (in a child process, on a temporary data home),
+then compares, for every day of ``selections.json``, the items each analysis section of our
+rendered Markdown report cites (bench/editorial_parse.py) with the items the original report cites
+there (``cited_in_day_lists``). It reads only the pipeline's outputs: ``<day>.<lang>.md`` and
+``<day>.json`` (the day's five lists). The pipeline itself never reads selections.json
+(tests/test_editorial.py fails if it does).
+
+Figures per split (fit, report, all) and per section, and pooled over the five sections:
+- recall, micro: picks we also cite / the original's picks, summed over the split's days;
+- recall, mean per day: the same per day, averaged over the days on which the original picks any;
+- cite ratio: our cited items that are in one of the day's five lists / the original's picks,
+  summed over the days (1.0x cites as many of the day's items as the original did).
+Writes bench/editorial.md and prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from bench.editorial_parse import SECTIONS, section_citations
+
+ROOT = Path(__file__).resolve().parents[1]
+REPO = "vllm-project/vllm"
+# the selections live beside the repository, in the shared folder, never inside the package
+DEFAULT_SELECTIONS = ROOT.parent / "shared" / "samples" / "vllm-project__vllm" / "selections.json"
+EMBEDDED_SAMPLE = ROOT / "vllm_digest" / "samples"
+FIRST_DAY, LAST_DAY = "2026-03-01", "2026-03-22"
+# tune on the fit split; the report split is only looked at, never tuned on
+SPLITS = {
+    "fit": ("2026-03-01", "2026-03-14"),
+    "report": ("2026-03-15", "2026-03-22"),
+    "all": (FIRST_DAY, LAST_DAY),
+}
+SECTION_LABELS = {
+    "focus": "🎯 focus",
+    "discussions": "💬 discussions",
+    "topics": "🔥 topics",
+    "key_changes": "🛠️ key changes",
+    "notable": "💡 notable",
+}
+POOLED = "all"
+
+
+class EvalError(RuntimeError):
+    """An input of the eval is missing or malformed; the message names it."""
+
+
+def leave_one_day_out(days: Sequence[str]) -> Iterator[tuple[tuple[str, ...], str]]:
+    """The leave-one-day-out folds over ``days``: (the days to fit on, the day to test on), one per day.
+    For fitting code to come (issue 17); use it on the fit split so the report split stays unseen."""
+    ordered = sorted(days)
+    for i, test in enumerate(ordered):
+        yield tuple(ordered[:i] + ordered[i + 1:]), test
+
+
+def days_in(split: str, days: Sequence[str]) -> list[str]:
+    first, last = SPLITS[split]
+    return [d for d in sorted(days) if first <= d <= last]
+
+
+def load_selections(path: Path) -> dict[str, dict[str, set[int]]]:
+    """day -> section -> the original's picks that are in that day's lists (``cited_in_day_lists``)."""
+    if not path.is_file():
+        raise EvalError(f"selections file {path} does not exist (pass --selections PATH; "
+                        "it is ../shared/samples/vllm-project__vllm/selections.json beside the repository)")
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise EvalError(f"{path}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+    if not isinstance(entries, list):
+        raise EvalError(f"{path}: expected a list of day objects, got {type(entries).__name__}")
+    out: dict[str, dict[str, set[int]]] = {}
+    for i, entry in enumerate(entries):
+        where = f"{path}: entry {i}"
+        day = entry.get("day") if isinstance(entry, dict) else None
+        if not isinstance(day, str) or not _is_date(day):
+            raise EvalError(f"{where}: 'day' {day!r} is not a YYYY-MM-DD date")
+        if day in out:
+            raise EvalError(f"{where}: day {day} appears twice")
+        sections = entry.get("sections")
+        if not isinstance(sections, dict):
+            raise EvalError(f"{where} ({day}): 'sections' is missing or not an object")
+        picks: dict[str, set[int]] = {}
+        for key in SECTIONS:
+            section = sections.get(key, {"cited_in_day_lists": []})  # a section the original lacks picks nothing
+            numbers = section.get("cited_in_day_lists") if isinstance(section, dict) else section
+            if not isinstance(numbers, list) or not all(isinstance(n, int) and n > 0 for n in numbers):
+                raise EvalError(f"{where} ({day}): sections.{key}.cited_in_day_lists {numbers!r} "
+                                "is not a list of item numbers")
+            picks[key] = set(numbers)
+        out[day] = picks
+    return out
+
+
+def _is_date(text: str) -> bool:
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return len(text) == 10
+
+
+def materialize(home: Path) -> float:
+    """Every sample day's assets in one single-run backfill, in a child process; its wall seconds."""
+    from bench.figures import run_child
+
+    out = run_child("--home", str(home), "--sample-dir", str(EMBEDDED_SAMPLE),
+                    "--first", FIRST_DAY, "--last", LAST_DAY, "--no-checks")
+    return out["wall_s"]
+
+
+@dataclass(frozen=True)
+class DayReport:
+    cited: dict[str, set[int]]  # section -> item numbers our report cites there
+    day_items: set[int]  # every item of the day's five lists
+
+
+def read_day(report_dir: Path, day: str, lang: str) -> DayReport:
+    """Our report of ``day``: its sections' citations (from the Markdown) and its five lists (from the JSON)."""
+    md, meta = report_dir / f"{day}.{lang}.md", report_dir / f"{day}.json"
+    for path in (md, meta):
+        if not path.is_file():
+            raise EvalError(f"report file {path} is missing: was {day} materialized?")
+    try:
+        lists = json.loads(meta.read_text(encoding="utf-8"))["lists"]
+        day_items = {int(n) for numbers in lists.values() for n in numbers}
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise EvalError(f"{meta}: no usable 'lists' of item numbers ({type(exc).__name__}: {exc})") from None
+    return DayReport(section_citations(md.read_text(encoding="utf-8"), REPO), day_items)
+
+
+@dataclass(frozen=True)
+class Count:
+    """One day and section: the original's picks, the ones we also cite, our cited items of the day."""
+
+    picks: int
+    hits: int
+    ours: int
+
+
+def score_day(picks: dict[str, set[int]], ours: DayReport) -> dict[str, Count]:
+    out = {key: Count(len(picks[key]), len(picks[key] & ours.cited[key]), len(ours.cited[key] & ours.day_items))
+           for key in SECTIONS}
+    out[POOLED] = Count(*(sum(getattr(out[k], f) for k in SECTIONS) for f in ("picks", "hits", "ours")))
+    return out
+
+
+@dataclass(frozen=True)
+class Figures:
+    days: int
+    picks: int
+    hits: int
+    ours: int
+    recall_micro: float | None
+    recall_mean: float | None
+    mean_days: int  # days with any pick in the section: the mean's denominator
+    cite_ratio: float | None
+
+
+def aggregate(counts: Sequence[Count]) -> Figures:
+    picks, hits, ours = (sum(getattr(c, f) for c in counts) for f in ("picks", "hits", "ours"))
+    per_day = [c.hits / c.picks for c in counts if c.picks]
+    return Figures(
+        days=len(counts), picks=picks, hits=hits, ours=ours,
+        recall_micro=hits / picks if picks else None,
+        recall_mean=sum(per_day) / len(per_day) if per_day else None,
+        mean_days=len(per_day),
+        cite_ratio=ours / picks if picks else None,
+    )
+
+
+def evaluate(selections: dict[str, dict[str, set[int]]], report_dir: Path, lang: str
+             ) -> tuple[dict[str, dict[str, Count]], dict[str, dict[str, Figures]]]:
+    """Per-day counts, and per split and section the aggregated figures."""
+    per_day = {day: score_day(picks, read_day(report_dir, day, lang)) for day, picks in sorted(selections.items())}
+    figures = {
+        split: {key: aggregate([per_day[d][key] for d in days_in(split, per_day)]) for key in (*SECTIONS, POOLED)}
+        for split in SPLITS
+    }
+    return per_day, figures
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{x:.0%}"
+
+
+def _ratio(x: float | None) -> str:
+    return "—" if x is None else f"{x:.2f}×"
+
+
+def _commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+    sha = git("rev-parse", "--short", "HEAD") or "unknown"
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench/editorial.md")
+    return sha + (" (with uncommitted changes)" if dirty else "")
+
+
+def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Figures]], *,
+           lang: str, selections_path: Path, wall_s: float | None, lang_mismatch: list[str]) -> str:
+    from bench.__main__ import machine
+
+    m = machine()
+    lines = [
+        "# Editorial eval: our analysis sections against the original's picks",
+        "",
+        "`make eval` (`python -m bench.editorial`). The pipeline never reads selections.json; only this eval does.",
+        "",
+        f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; commit: {_commit()}",
+        f"- machine: {m['cores']} cores, {m['ram']}, {m['cpu']}; Python {m['python']}, "
+        f"Dagster {m['dagster']}, DuckDB {m['duckdb']}",
+        f"- data: the embedded sample, {FIRST_DAY} … {LAST_DAY} materialized in one run"
+        + (f" ({wall_s:.1f} s)" if wall_s is not None else " (an existing data home, --reuse)")
+        + f", cutoff 11:39 (UTC+8); the {lang} Markdown reports",
+        f"- picks: `cited_in_day_lists` of {selections_path.name}, {len(per_day)} days "
+        "(2026-03-21 has no analysis sections)",
+        "- recall micro = picks we also cite / picks, summed over the split's days; recall mean/day = the same "
+        "per day, averaged over the days with any pick in the section (n); cite ratio = our cited items that "
+        "are in one of the day's five lists / picks (1.00× = as many as the original)",
+        "- splits: tune on **fit**, look at **report** only to check. Leave-one-day-out folds for fitting "
+        "(nothing is fitted yet): `bench.editorial.leave_one_day_out(days_in('fit', days))` yields "
+        "(train days, test day), one fold per fit day",
+    ]
+    if lang_mismatch:
+        lines.append(f"- note: the zh and en reports cite different items on {', '.join(lang_mismatch)}")
+    for split, (first, last) in SPLITS.items():
+        table = figures[split]
+        lines += [
+            "",
+            f"## {split}: {first} … {last} ({table[POOLED].days} days)",
+            "",
+            "| section | picks | hits | recall micro | recall mean/day (n) | our cited | cite ratio |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for key in (*SECTIONS, POOLED):
+            f = table[key]
+            label = SECTION_LABELS.get(key, "all five, pooled")
+            lines.append(f"| {label} | {f.picks} | {f.hits} | {_pct(f.recall_micro)} | "
+                         f"{_pct(f.recall_mean)} ({f.mean_days}) | {f.ours} | {_ratio(f.cite_ratio)} |")
+    lines += [
+        "",
+        "## Per day: hits / picks, our cited",
+        "",
+        "| day | " + " | ".join(SECTION_LABELS[k] for k in SECTIONS) + " |",
+        "|---|" + "---:|" * len(SECTIONS),
+    ]
+    for day, counts in per_day.items():
+        cells = [f"{counts[k].hits}/{counts[k].picks}, {counts[k].ours}" for k in SECTIONS]
+        lines.append(f"| {day} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.editorial", description=__doc__.split("\n")[0])
+    p.add_argument("--selections", type=Path, default=DEFAULT_SELECTIONS,
+                   help=f"the original's picks (default: {DEFAULT_SELECTIONS})")
+    p.add_argument("--lang", choices=("zh", "en"), default="zh", help="which Markdown report to read (default zh)")
+    p.add_argument("--home", type=Path, help="data home to materialize into and keep (default: a temporary one)")
+    p.add_argument("--reuse", action="store_true", help="read the reports already in --home; no materialization")
+    p.add_argument("--out", type=Path, default=ROOT / "bench" / "editorial.md", help="where to write the table")
+    a = p.parse_args(argv)
+    if a.reuse and a.home is None:
+        p.error("--reuse needs --home")
+    try:
+        # before the minute-long part: a missing selections file fails at once
+        selections = load_selections(a.selections)
+        with tempfile.TemporaryDirectory(prefix="vllm-digest-eval-") as tmp:
+            home = a.home or Path(tmp) / "home"
+            wall = None
+            if not a.reuse:
+                started = time.perf_counter()
+                wall = materialize(home)
+                print(f"materialized {FIRST_DAY} … {LAST_DAY} in {time.perf_counter() - started:.1f} s",
+                      file=sys.stderr)
+            report_dir = home / "reports" / REPO
+            per_day, figures = evaluate(selections, report_dir, a.lang)
+            other = "en" if a.lang == "zh" else "zh"
+            mismatch = [d for d in sorted(selections)
+                        if (report_dir / f"{d}.{other}.md").is_file()
+                        and read_day(report_dir, d, other).cited != read_day(report_dir, d, a.lang).cited]
+    except EvalError as exc:
+        print(f"eval error: {exc}", file=sys.stderr)
+        return 2
+    text = render(per_day, figures, lang=a.lang, selections_path=a.selections, wall_s=wall, lang_mismatch=mismatch)
+    a.out.write_text(text, encoding="utf-8")
+    print(text)
+    print(f"wrote {a.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

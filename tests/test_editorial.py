@@ -1,0 +1,193 @@
+"""The editorial eval (bench/editorial.py): which items each section of a rendered report cites, the
+figures it computes from them, and the wall between the pipeline and the original's picks
+(selections.json is read by the eval only, never by the pipeline)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.editorial import (
+    Count,
+    DayReport,
+    EvalError,
+    aggregate,
+    days_in,
+    leave_one_day_out,
+    load_selections,
+    main,
+    score_day,
+)
+from bench.editorial_parse import SECTIONS, cited_numbers, section_citations, split_sections
+from conftest import ROOT, SHIPPED_SAMPLE, materialize, settings_at
+
+GOLDEN = ROOT / "tests" / "golden"
+REPO = "vllm-project/vllm"
+
+
+def test_sections_of_the_golden_zh_report():
+    cited = section_citations((GOLDEN / "2026-03-22.zh.md").read_text(encoding="utf-8"), REPO)
+    assert cited["discussions"] == {26897, 36155, 29138}
+    assert cited["key_changes"] == {37779, 37830, 37818, 37798, 36097}
+    assert cited["notable"] == {36155, 37823, 37804, 37801, 37842}
+    # the fork sync and the "yes" PR are in the focus section; a key change that is not AMD is not
+    assert {37807, 37791, 37781, 30030} <= cited["focus"] and 37779 not in cited["focus"]
+    # "in #35042" inside a title is a reference too
+    assert 35042 in cited["focus"]
+    assert {37825, 37823, 37843} <= cited["topics"] and 26897 not in cited["topics"]
+    # #37839 is listed in the appendix only: 📋 and 📈 are not sections, and end the ones before them
+    assert all(37839 not in numbers for numbers in cited.values())
+    assert len(cited["topics"]) == 26 and len(cited["focus"]) == 19
+
+
+def test_en_report_cites_the_same_items_as_zh():
+    zh = section_citations((GOLDEN / "2026-03-22.zh.md").read_text(encoding="utf-8"), REPO)
+    en = section_citations((GOLDEN / "2026-03-22.en.md").read_text(encoding="utf-8"), REPO)
+    assert en == zh
+
+
+def test_sections_are_found_by_emoji_and_heading_level():
+    md = "\n".join([
+        "# Title #1",
+        "### 🎯 Reworded focus",
+        "- [PR #10](https://github.com/o/r/pull/10) see #11",
+        "#### 🔥 a deeper heading stays inside the focus section #12",
+        "### 📈 Activity #13",
+        "### 🛠 Key changes without the variation selector",
+        "- https://github.com/o/r/issues/14 and https://github.com/other/repo/pull/15, other/repo#16, &#17;",
+        "## 📋 Appendix",
+        "- #18",
+    ])
+    texts = split_sections(md)
+    assert set(texts) == {"focus", "key_changes"}
+    cited = section_citations(md, "o/r")
+    assert cited["focus"] == {10, 11, 12}
+    assert cited["key_changes"] == {14}
+    assert cited["topics"] == cited["notable"] == cited["discussions"] == set()
+    # without a repo, a link to any repository's item counts
+    assert cited_numbers(texts["key_changes"]) == {14, 15}
+
+
+def test_figures_micro_mean_and_ratio():
+    day1 = score_day({k: set() for k in SECTIONS} | {"topics": {1, 2, 3, 4}},
+                     DayReport({k: set() for k in SECTIONS} | {"topics": {1, 9, 99}}, {1, 2, 3, 4, 9}))
+    day2 = score_day({k: set() for k in SECTIONS} | {"topics": {5}, "notable": {6}},
+                     DayReport({k: set() for k in SECTIONS} | {"topics": {5, 7}}, {5, 6, 7}))
+    assert day1["topics"] == Count(picks=4, hits=1, ours=2)  # #99 is not in the day's lists
+    assert day2["all"] == Count(picks=2, hits=1, ours=2)
+    topics = aggregate([day1["topics"], day2["topics"]])
+    assert topics.recall_micro == pytest.approx(2 / 5)
+    assert topics.recall_mean == pytest.approx((1 / 4 + 1) / 2)
+    assert topics.cite_ratio == pytest.approx(4 / 5)
+    # a day without picks in the section stays out of the mean and leaves recall undefined alone
+    focus = aggregate([day1["focus"], day2["focus"]])
+    assert (focus.recall_micro, focus.recall_mean, focus.mean_days) == (None, None, 0)
+
+
+def test_splits_and_leave_one_day_out_folds():
+    days = [f"2026-03-{d:02d}" for d in range(1, 23) if d != 21]
+    fit, report = days_in("fit", days), days_in("report", days)
+    assert (fit[0], fit[-1], len(fit)) == ("2026-03-01", "2026-03-14", 14)
+    assert (report[0], report[-1], len(report)) == ("2026-03-15", "2026-03-22", 7)
+    folds = list(leave_one_day_out(fit))
+    assert [test for _, test in folds] == fit
+    for train, test in folds:
+        assert test not in train and sorted((*train, test)) == fit and not set(train) & set(report)
+
+
+def test_missing_selections_file_is_named(tmp_path, capsys):
+    missing = tmp_path / "nowhere" / "selections.json"
+    with pytest.raises(EvalError, match=re.escape(str(missing))):
+        load_selections(missing)
+    # the command stops before materializing anything
+    assert main(["--selections", str(missing), "--out", str(tmp_path / "out.md")]) == 2
+    assert str(missing) in capsys.readouterr().err
+    assert not (tmp_path / "out.md").exists()
+
+
+def test_malformed_selections_entry_is_named(tmp_path):
+    path = tmp_path / "selections.json"
+    path.write_text(json.dumps([{"day": "2026-03-01", "sections": {"topics": {"cited_in_day_lists": ["#5"]}}}]))
+    with pytest.raises(EvalError, match=r"entry 0 \(2026-03-01\): sections.topics.cited_in_day_lists"):
+        load_selections(path)
+
+
+# --- the pipeline never reads the original's picks -------------------------------------------------
+
+def test_pipeline_sources_never_mention_selections():
+    offenders = []
+    for folder in (ROOT / "vllm_digest", ROOT / "sql"):
+        for path in folder.rglob("*"):
+            if not path.is_file() or path.suffix in {".gz", ".pyc"}:
+                continue
+            text = path.read_text(encoding="utf-8", errors="replace")
+            offenders += [f"{path.relative_to(ROOT)}:{i}" for i, line in enumerate(text.splitlines(), 1)
+                          if "selections" in line.lower()]
+    assert offenders == []
+
+
+def test_embedded_sample_holds_no_selections():
+    names = [p.name.lower() for p in (ROOT / "vllm_digest" / "samples").rglob("*")]
+    assert names and not [n for n in names if n.startswith("selections")]
+
+
+_OPENED: list[str] = []
+_RECORDING = [False]
+
+
+def _record_open(event: str, args: tuple) -> None:
+    if _RECORDING[0] and event == "open" and isinstance(args[0], (str, bytes, Path)):
+        _OPENED.append(str(args[0]))
+
+
+@pytest.fixture(scope="module")
+def materialized_day(tmp_path_factory):
+    """2026-03-22 materialized from a copy of the sample that has the original's picks beside it,
+    every file the run opens recorded (an audit hook: it sees Python's own opens, whoever calls them)."""
+    base = tmp_path_factory.mktemp("editorial")
+    sample = base / "sample"
+    shutil.copytree(SHIPPED_SAMPLE, sample / SHIPPED_SAMPLE.name)
+    (sample / SHIPPED_SAMPLE.name / "selections.json").write_text(json.dumps(
+        [{"day": "2026-03-22", "sections": {k: {"cited": [], "cited_in_day_lists": []} for k in SECTIONS}}]))
+    settings = settings_at(base / "home", VLLM_DIGEST_SAMPLE_DIR=str(sample))
+    # an audit hook cannot be removed: it stays for the session, recording only while asked to
+    sys.addaudithook(_record_open)
+    _OPENED.clear()
+    _RECORDING[0] = True
+    try:
+        materialize(settings, "2026-03-22")
+    finally:
+        _RECORDING[0] = False
+    return base, list(_OPENED)
+
+
+def test_pipeline_run_never_opens_selections(materialized_day):
+    _, opened = materialized_day
+    assert any(p.endswith("issues.jsonl.gz") for p in opened), "the hook saw the sample being read"
+    assert [p for p in opened if "selections" in p.lower()] == []
+
+
+def test_eval_command_on_a_materialized_day(materialized_day, tmp_path):
+    base, _ = materialized_day
+    picks = {k: [] for k in SECTIONS}
+    # the golden's key changes are #37779, #37830, #37818, #37798, #36097; its notable issues include #37823
+    picks["key_changes"] = [37830, 37825]
+    picks["notable"] = [37823]
+    selections = tmp_path / "picks.json"
+    selections.write_text(json.dumps([{"day": "2026-03-22", "sections": {
+        k: {"cited": v, "cited_in_day_lists": v} for k, v in picks.items()}}]))
+    out = tmp_path / "editorial.md"
+    assert main(["--home", str(base / "home"), "--reuse", "--selections", str(selections), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    report = text.split("## report:")[1].split("## all:")[0]
+    # picks 2, hits 1, recall 50%, mean 50% over 1 day, our 5 cited key changes are all in the day's lists
+    assert "| 🛠️ key changes | 2 | 1 | 50% | 50% (1) | 5 | 2.50× |" in report
+    assert "| 💡 notable | 1 | 1 | 100% | 100% (1) | 5 | 5.00× |" in report
+    assert "| all five, pooled | 3 | 2 | 67% | 67% (1) |" in report
+    assert "## fit: 2026-03-01 … 2026-03-14 (0 days)" in text
+    assert "cite different items" not in text
