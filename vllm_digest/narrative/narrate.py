@@ -12,12 +12,13 @@ A facts pack is plain JSON-able data, the same shape for every section:
                 "is_amd_author": bool, "state": str, "comments": int, "score": float,
                 "additions": int, "deletions": int, "files": int, "reviews": {state: int},
                 "gist": str, "comment_excerpts": [{"author": str, "text": str}],
-                "related": [int]}]}          # related: numbers the item itself links to, citable as #N
+                "related": [int]}]}          # related: real items (in core_items) the item's text cites, citable as #N
      "topics": [{"name": str, "items": int, "ratio": float, "rising": bool,
                  "numbers": [int]}],        # optional: summary, topics
      "top_authors": [{"author": str, "prs": int}],   # optional: activity
      "notes": [str]}                       # optional: what the data cannot say (no comment threads)
-Only "number" is required per item; every number anywhere in the pack may be cited.
+Only "number" is required per item. A text may state the pack's numeric values and its day,
+never a number written inside one of its strings (titles, gists and comments are someone's text).
 The cache is a store from ``narrative.cache``, or a writable connection from
 WarehouseResource.connect() (which creates ``narrative_cache``) that is then held
 while the provider is called.
