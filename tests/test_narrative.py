@@ -190,6 +190,55 @@ def test_unknown_item_is_rejected_repaired_once_then_falls_back(con, emulator):
     assert con.execute("SELECT count(*) FROM narrative_cache").fetchone() == (0,)
 
 
+def test_a_rejected_answer_is_remembered_and_not_paid_for_again(con, emulator):
+    from vllm_digest.narrative.narrate import CACHED_REJECTION
+
+    bad = GOOD_KEY.replace("#37798", "#99999")
+    emulator.queue(bad, bad)
+    config = make_config(emulator.base_url)
+    narrate_sections(con, config, "zh", key_changes_only())
+    assert len(emulator.requests) == 2
+    assert con.execute("SELECT response, violations, model, prompt_version FROM narrative_rejections").fetchall() == [
+        (bad, ["#99999 is not an item of this section"], "qwen-test", PROMPT_VERSION)]
+
+    again = narrate_sections(con, config, "zh", key_changes_only())
+    assert len(emulator.requests) == 2  # no call: the same prompt, facts and model were refused before
+    assert again.sections["key_changes"] == KEY_DET
+    assert again.metadata["calls"] == 0 and again.metadata["fallbacks"] == {"key_changes": CACHED_REJECTION}
+    assert again.metadata["sections"]["key_changes"]["violations"] == ["#99999 is not an item of this section"]
+
+    # other facts are another key: asked
+    other = {"key_changes": SectionInput(dict(KEY_FACTS, day="2026-03-23"), KEY_DET)}
+    emulator.queue(GOOD_KEY)
+    assert narrate_sections(con, config, "zh", other).metadata["calls"] == 1
+
+
+def test_retry_rejected_asks_again_and_an_accepted_answer_replaces_the_rejection(con, emulator):
+    bad = GOOD_KEY.replace("#37798", "#99999")
+    emulator.queue(bad, bad, GOOD_KEY)
+    narrate_sections(con, make_config(emulator.base_url), "zh", key_changes_only())
+    retry = make_config(emulator.base_url, VLLM_DIGEST_LLM_RETRY_REJECTED="on")
+    assert retry.retry_rejected
+    result = narrate_sections(con, retry, "zh", key_changes_only())
+    assert len(emulator.requests) == 3 and result.sections["key_changes"] == GOOD_KEY
+    assert con.execute("SELECT count(*) FROM narrative_rejections").fetchone() == (0,)
+    assert con.execute("SELECT response FROM narrative_cache").fetchall() == [(GOOD_KEY,)]
+    # and the accepted text is now served from the cache, with or without the setting
+    assert narrate_sections(con, retry, "zh", key_changes_only()).metadata["cache_hits"] == 1
+    assert len(emulator.requests) == 3
+
+
+def test_a_stored_rejection_that_the_validator_now_accepts_is_used(con, emulator):
+    from vllm_digest.narrative import cache
+
+    key = cache.cache_key("qwen-test", "key_changes", "zh", KEY_FACTS)
+    cache.put(con, key, model="qwen-test", section="key_changes", language="zh", text=GOOD_KEY,
+              tokens_in=1, tokens_out=1, violations=["a rule since dropped"])
+    result = narrate_sections(con, make_config(emulator.base_url), "zh", key_changes_only())
+    assert emulator.requests == [] and result.sections["key_changes"] == GOOD_KEY
+    assert result.metadata["cache_hits"] == 1
+
+
 def test_invented_count_is_repaired_and_the_repair_is_used(con, emulator):
     invented = GOOD_KEY.replace("涉及 9 个文件", "涉及 57 个文件")
     emulator.queue(invented, GOOD_KEY)
@@ -361,6 +410,7 @@ def test_config_is_off_without_a_base_url():
         ("MAX_TOKENS", "1.5", "'1.5'"),
         ("TEMPERATURE", "3", "'3'"),
         ("REFRESH", "maybe", "'maybe'"),
+        ("RETRY_REJECTED", "sometimes", "'sometimes'"),
         ("MODEL", "", "MODEL"),
     ],
 )

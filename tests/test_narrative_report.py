@@ -20,6 +20,7 @@ from tests.narrative_replies import SIGNATURE, GroundedWriter, ObedientWriter, g
 from tests.openai_emulator import OpenAIEmulator, Reply
 from tests.storage_scan import files_holding
 from vllm_digest.narrative import SECTION_IDS
+from vllm_digest.narrative.narrate import CACHED_REJECTION
 from vllm_digest.narrative.prompts import data_fence
 from vllm_digest.narrative.validator import validate
 from vllm_digest.partitions import windows_for_keys
@@ -337,6 +338,48 @@ def test_faulty_run_metadata_and_cache(faulty):
     assert sorted(meta["narrative_fallbacks"]) == ["zh/activity", "zh/focus", "zh/key_changes", "zh/notable"]
     # only grounded texts are kept
     assert cache_rows(faulty.settings) == [("discussions", "zh"), ("summary", "zh"), ("topics", "zh")]
+
+
+# --- an endpoint whose every answer is refused ---------------------------------------------------
+
+@pytest.fixture(scope="module")
+def refused(tmp_path_factory, instance, captured_logs, key_in_environment):
+    """One day materialized four times against a model whose every answer cites an item that does not
+    exist: twice as configured, then with retry_rejected in the settings, then in the run config."""
+    home = tmp_path_factory.mktemp("refused")
+    with OpenAIEmulator(responder=lambda body: "本周期最受关注的是 #99999。") as emulator:
+        runs = []
+        for extra, run_config in (
+            ({}, None), ({}, None), ({"VLLM_DIGEST_LLM_RETRY_REJECTED": "1"}, None),
+            ({}, {"resources": {"narrative": {"config": {"retry_rejected": True}}}}),
+        ):
+            settings = llm_settings(home, emulator.base_url, **extra)
+            before = len(emulator.requests)
+            result = materialize(settings, DAY, instance=instance.instance, run_config=run_config)
+            runs.append(SimpleNamespace(meta=report_metadata(result), files=reports(settings),
+                                        calls=len(emulator.requests) - before))
+        yield SimpleNamespace(settings=settings, runs=runs)
+
+
+def test_a_refused_day_costs_no_call_when_rendered_again(refused):
+    first, second = refused.runs[0], refused.runs[1]
+    assert first.calls == first.meta["narrative_calls"] == 28  # 14 answers and 14 repairs, all refused
+    assert second.calls == second.meta["narrative_calls"] == 0
+    assert second.files == first.files
+    fallbacks = second.meta["narrative_fallbacks"]
+    assert len(fallbacks) == 14
+    assert {f["reason"] for f in fallbacks.values()} == {CACHED_REJECTION}
+    assert all("#99999 is not an item of this section" in f["violations"] for f in fallbacks.values())
+    with WarehouseResource(path=str(refused.settings.warehouse_path)).connect(read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM narrative_rejections").fetchone() == (14,)
+    assert cache_rows(refused.settings) == []
+
+
+def test_retry_rejected_asks_again(refused):
+    by_setting, by_run_config = refused.runs[2], refused.runs[3]
+    assert by_setting.calls == by_setting.meta["narrative_calls"] == 28
+    assert by_run_config.calls == by_run_config.meta["narrative_calls"] == 28
+    assert by_setting.meta["narrative_fallbacks"]["zh/summary"]["reason"] == "grounding violations after repair"
 
 
 # --- untrusted item text ------------------------------------------------------------------------
