@@ -503,6 +503,15 @@ def test_a_title_quoted_after_its_own_number_is_a_quote_not_a_claim():
         "#99999 is not an item of this section", "number 4242 does not appear in the facts"]
 
 
+def test_a_title_that_is_a_figure_cannot_pass_as_a_claim():
+    facts = {"repo": REPO, "day": "2026-03-22", "items": [{"number": 37826, "title": "4242"}]}
+    assert validate("**Issue #37826: 4242** is open.", "summary", "en", facts) == []
+    assert validate("Issue #37826 has 4242 comments.", "summary", "en", facts) == [
+        "number 4242 does not appear in the facts"]
+    assert validate("Issue #37826: 4242 comments.", "summary", "en", facts) == [
+        "number 4242 does not appear in the facts"]
+
+
 @pytest.mark.parametrize("text, language, violation", [
     ("本周期共有 48 个新 PR，#37826 值得关注。", "en",
      "the answer must be in English (en) but is mostly CJK text (11 CJK characters, 2 Latin letters)"),

@@ -11,8 +11,10 @@ Qwen3.5) but never a figure or an item reference. A figure must be one of the
 pack's numeric values (counts, metrics, sizes, scores, item numbers) or part of
 its day; a ``#N`` must be an item of the pack (its own number or a ``related``
 number that the facts resolved to a real item). The one exception is a title
-quoted whole right after its own ``#N`` on the same line, as the prompts ask
-(``**PR #N: title**``): that is a quote, attributed to its item, not a claim.
+quoted whole, set off as a quote (after ``: ``, ``**`` or a quote mark, up to
+``**``, a closing quote mark or the line's end), after its own ``#N`` on the same
+line, as the prompts ask (``**PR #N: title**``): that is a quote, attributed to
+its item, not a claim.
 """
 
 from __future__ import annotations
@@ -106,7 +108,13 @@ def _without_quoted_titles(text: str, facts: dict) -> str:
         title, number = item.get("title"), item.get("number")
         if not isinstance(title, str) or not title.strip() or not isinstance(number, int):
             continue
-        quote = re.compile(rf"#{number}(?!\d)[^\n#]{{0,{_QUOTE_GAP}}}?({re.escape(title)})")
+        # delimited like a quote: after ": ", "**" or an opening quote mark, before "**", a closing quote
+        # mark or the line's end; so a title that is only a figure cannot pass as "#N has <title> comments"
+        quote = re.compile(
+            rf"#{number}(?!\d)[^\n#]{{0,{_QUOTE_GAP}}}?(?:[:：][ \t]*|\*\*|[\"“「])({re.escape(title)})"
+            r"(?=\*\*|[\"”」]|[ \t]*$)",
+            re.M,
+        )
         text = quote.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " ", text)
     return text
 
