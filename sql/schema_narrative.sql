@@ -1,4 +1,5 @@
--- schema_narrative: LLM responses that passed the grounding check, so re-materializing or backfilling a day makes no new calls.
+-- schema_narrative: the grounding verdicts of LLM responses, so re-materializing or backfilling a day makes no new calls.
+-- narrative_cache: the responses that passed the grounding check.
 -- key = sha256 of (prompt version, model, section, language, canonical facts JSON); no provider credentials are stored.
 CREATE TABLE IF NOT EXISTS narrative_cache (
     key VARCHAR PRIMARY KEY,
@@ -7,6 +8,21 @@ CREATE TABLE IF NOT EXISTS narrative_cache (
     section VARCHAR NOT NULL,
     language VARCHAR NOT NULL,
     response VARCHAR NOT NULL,
+    tokens_in INTEGER NOT NULL,
+    tokens_out INTEGER NOT NULL,
+    created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp
+);
+
+-- narrative_rejections: the last answer the grounding check refused after its repair, per cache key, so an
+-- unchanged day costs no new call on a re-run (the retry_rejected setting asks again); same key as narrative_cache.
+CREATE TABLE IF NOT EXISTS narrative_rejections (
+    key VARCHAR PRIMARY KEY,
+    prompt_version VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    section VARCHAR NOT NULL,
+    language VARCHAR NOT NULL,
+    response VARCHAR NOT NULL,
+    violations VARCHAR[] NOT NULL,
     tokens_in INTEGER NOT NULL,
     tokens_out INTEGER NOT NULL,
     created_at TIMESTAMPTZ NOT NULL DEFAULT current_timestamp

@@ -3,7 +3,8 @@
 
 Asserted: no console errors, no request but the page itself, every item link
 points to a GitHub issue or PR of the repo, the index's links reach files that
-exist, and the SVG charts are drawn. Screenshots (desktop and phone width) are
+exist, the SVG charts are drawn, and a title with a right-to-left override does
+not reorder the line it sits on. Screenshots (desktop and phone width) are
 saved under tests/artifacts/browser/ (git-ignored) for review.
 """
 
@@ -14,6 +15,7 @@ import pytest
 
 from conftest import materialize, report_path, settings_at
 from html_helpers import ITEM_LINK
+from test_hostile_input import _write_bidi_sample
 
 pytestmark = pytest.mark.browser
 
@@ -119,4 +121,44 @@ def test_index_in_chromium(home, browser):
     _shot(page, "site-index")
     page.goto(next(h for h in hrefs if h.endswith(".html")))  # follow the newest day's first link
     assert page.title() == f"vLLM 开发动态报告 - {DAY}"
+    page.close()
+
+
+# where each word is drawn: the first client rect of the first text range holding it, in the appendix
+_PLACES = """words => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const li = [...document.querySelectorAll('#appendix li')].find(l => (l.querySelector('a.ref') || {}).textContent === '#910');
+  const walker = document.createTreeWalker(li, NodeFilter.SHOW_TEXT);
+  const out = {};
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const w of words) {
+      const at = node.data.indexOf(w);
+      if (at < 0 || w in out) continue;
+      const range = document.createRange();
+      range.setStart(node, at);
+      range.setEnd(node, at + w.length);
+      const r = range.getClientRects()[0];
+      out[w] = [Math.round(r.top), r.left];
+    }
+  }
+  return out;
+}"""
+
+
+def test_a_right_to_left_override_in_a_title_does_not_reorder_the_line(tmp_path, browser):
+    """The appendix line of a title carrying an unterminated U+202E: its words, then our labels, the
+    author and the time, drawn left to right in the order they are written."""
+    _write_bidi_sample(tmp_path / "sample")
+    settings = settings_at(tmp_path / "home", VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
+    materialize(settings, DAY)
+    page, url, seen = _open(browser, report_path(settings, DAY, "en.html"))
+    _assert_quiet(url, seen)
+    words = ["ROCm", "detaerc", "yb", "flaky-ci", "— by", "m4llory", "created"]
+    places = page.evaluate(_PLACES, words)
+    assert sorted(places) == sorted(words), places
+    for before, after in zip(words, words[1:]):
+        (top_a, left_a), (top_b, left_b) = places[before], places[after]
+        # on the same line (the meta span's smaller font sits a few pixels lower): further right;
+        # otherwise on a later line
+        assert (abs(top_b - top_a) <= 8 and left_b > left_a) or top_b > top_a + 8, (before, after, places)
     page.close()

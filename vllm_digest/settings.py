@@ -58,6 +58,7 @@ _NARRATIVE_KEYS = {
     "max_tokens": "MAX_TOKENS",
     "temperature": "TEMPERATURE",
     "refresh": "REFRESH",
+    "retry_rejected": "RETRY_REJECTED",
 }
 
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ENV_PREFIX = "VLLM_DIGEST_LLM_"
 # the settings each source spells its own way: VLLM_DIGEST_LLM_<NAME>, a file key, a resource field
-FIELDS = ("BASE_URL", "MODEL", "API_KEY", "TIMEOUT", "MAX_TOKENS", "TEMPERATURE", "REFRESH")
+FIELDS = ("BASE_URL", "MODEL", "API_KEY", "TIMEOUT", "MAX_TOKENS", "TEMPERATURE", "REFRESH", "RETRY_REJECTED")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -34,6 +34,8 @@ class NarrativeConfig:
     max_tokens: int = 1500
     temperature: float = 0.2
     refresh: bool = False
+    # a section whose stored verdict is a rejection is asked again (by default it keeps its fallback)
+    retry_rejected: bool = False
 
     @property
     def enabled(self) -> bool:
@@ -91,6 +93,7 @@ class NarrativeConfig:
             max_tokens=_number(raw, label, "MAX_TOKENS", int, 1500, low=16, high=32768),
             temperature=_number(raw, label, "TEMPERATURE", float, 0.2, low=0.0, high=2.0),
             refresh=_flag(raw, label, "REFRESH"),
+            retry_rejected=_flag(raw, label, "RETRY_REJECTED"),
         )
 
     @property

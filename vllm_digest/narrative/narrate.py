@@ -1,8 +1,10 @@
 """Turn each section's facts into LLM Markdown, or keep its deterministic text.
 
-Per section: cache hit -> use it; else call; validate; on violations send ONE
-repair request; validate again; else fall back to the deterministic Markdown
-and record why. Nothing here raises because the provider misbehaved.
+Per section: cached accepted text -> use it; cached rejection -> fall back without
+a call (unless ``retry_rejected``); else call; validate; on violations send ONE
+repair request; validate again; else fall back to the deterministic Markdown,
+remember the rejection and record why. Nothing here raises because the provider
+misbehaved.
 
 A facts pack is plain JSON-able data, the same shape for every section:
     {"repo": "owner/name", "day": "YYYY-MM-DD",
@@ -12,12 +14,13 @@ A facts pack is plain JSON-able data, the same shape for every section:
                 "is_amd_author": bool, "state": str, "comments": int, "score": float,
                 "additions": int, "deletions": int, "files": int, "reviews": {state: int},
                 "gist": str, "comment_excerpts": [{"author": str, "text": str}],
-                "related": [int]}]}          # related: numbers the item itself links to, citable as #N
+                "related": [int]}]}          # related: real items (in core_items) the item's text cites, citable as #N
      "topics": [{"name": str, "items": int, "ratio": float, "rising": bool,
                  "numbers": [int]}],        # optional: summary, topics
      "top_authors": [{"author": str, "prs": int}],   # optional: activity
      "notes": [str]}                       # optional: what the data cannot say (no comment threads)
-Only "number" is required per item; every number anywhere in the pack may be cited.
+Only "number" is required per item. A text may state the pack's numeric values and its day,
+never a number written inside one of its strings (titles, gists and comments are someone's text).
 The cache is a store from ``narrative.cache``, or a writable connection from
 WarehouseResource.connect() (which creates ``narrative_cache``) that is then held
 while the provider is called.
@@ -38,6 +41,8 @@ from vllm_digest.narrative.provider import Breaker, ChatProvider
 from vllm_digest.narrative.validator import validate
 
 log = logging.getLogger(__name__)
+
+CACHED_REJECTION = "grounding violations after repair, cached verdict (retry_rejected asks again)"
 
 
 @dataclass(frozen=True)
@@ -112,9 +117,13 @@ def _narrate_one(store, config: NarrativeConfig, provider: ChatProvider, section
     key = cache.cache_key(config.model, section, language, facts)
     if not config.refresh:
         hit = store.get(key)
-        # re-checked so a validator tightened since the response was stored still applies
-        if hit is not None and not validate(hit.text, section, language, facts):
+        # re-checked either way, so a validator changed since the verdict was stored applies to it
+        now = validate(hit.text, section, language, facts) if hit is not None else None
+        if hit is not None and not now:
             return _Outcome(hit.text, "cache")
+        if hit is not None and hit.rejected and not config.retry_rejected:
+            # the same prompt, facts and model were refused before: asking again would pay for the same answer
+            return _Outcome(inp.deterministic_md, "deterministic", reason=CACHED_REJECTION, violations=now)
 
     outcome = _Outcome(inp.deterministic_md, "deterministic")
     messages = build_messages(section, language, facts)
@@ -132,6 +141,8 @@ def _narrate_one(store, config: NarrativeConfig, provider: ChatProvider, section
         if violations:
             outcome.reason = "grounding violations after repair"
             outcome.violations = violations
+            store.put(key, model=config.model, section=section, language=language, text=answer,
+                      tokens_in=outcome.tokens_in, tokens_out=outcome.tokens_out, violations=violations)
             return outcome
 
     store.put(key, model=config.model, section=section, language=language, text=answer,

@@ -34,6 +34,11 @@ class NarrativeResource(dg.ConfigurableResource):
         default=False,
         description="ignore cached responses and ask the model again (set it here for one run)",
     )
+    retry_rejected: bool = Field(
+        default=False,
+        description="ask again for sections whose cached verdict is a rejection (by default they keep "
+        "their deterministic text and cost no call)",
+    )
 
     @classmethod
     def from_settings(cls, config: NarrativeConfig):
@@ -48,6 +53,7 @@ class NarrativeResource(dg.ConfigurableResource):
             "max_tokens": config.max_tokens,
             "temperature": config.temperature,
             "refresh": config.refresh,
+            "retry_rejected": config.retry_rejected,
         }
         return cls.configure_at_launch(**{k: v for k, v in values.items() if v is not None})
 
@@ -57,7 +63,7 @@ class NarrativeResource(dg.ConfigurableResource):
         values = {
             "BASE_URL": self.base_url, "MODEL": self.model, "API_KEY": self.api_key,
             "TIMEOUT": self.timeout, "MAX_TOKENS": self.max_tokens,
-            "TEMPERATURE": self.temperature, "REFRESH": self.refresh,
+            "TEMPERATURE": self.temperature, "REFRESH": self.refresh, "RETRY_REJECTED": self.retry_rejected,
         }
         names = {name: f"narrative resource field {name.lower()}" for name in values}
         names["API_KEY"] = API_KEY_ENV

@@ -4,6 +4,17 @@ traced to the facts pack it was written from.
 Returns violations as strings that name the offending token, so the same list
 can be sent back to the model in the one repair request and recorded as the
 reason for a fallback.
+
+What we computed and what we quote are kept apart: titles, bodies, comments and
+logins are written by anyone, so they may supply words and identifiers (gfx950,
+Qwen3.5) but never a figure or an item reference. A figure must be one of the
+pack's numeric values (counts, metrics, sizes, scores, item numbers) or part of
+its day; a ``#N`` must be an item of the pack (its own number or a ``related``
+number that the facts resolved to a real item). The one exception is a title
+quoted whole, set off as a quote (after ``: ``, ``**`` or a quote mark, up to
+``**``, a closing quote mark or the line's end), after its own ``#N`` on the same
+line, as the prompts ask (``**PR #N: title**``): that is a quote, attributed to
+its item, not a claim.
 """
 
 from __future__ import annotations
@@ -24,9 +35,23 @@ _SECTION_MARKERS = {
 
 _ITEM_REF = re.compile(r"#(\d+)")
 _MD_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?[^)]*\)")
-_BARE_URL = re.compile(r"\b(?:https?://|www\.)\S+", re.I)
-# GitHub-flavoured Markdown turns an e-mail address into a mailto: link
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# every way Markdown (CommonMark and GitHub's autolinks) makes a link without [..](..):
+# <scheme:...> and <address@host> autolinks, any scheme followed by //, the schemes that link
+# without // (mailto:, xmpp: are autolinked by GitHub; javascript:, data: are the dangerous
+# ones), www. and e-mail addresses, and a link reference definition "[label]: target"
+_LINKS = (
+    re.compile(r"<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>|<[^\s<>@]+@[^\s<>]+>"),
+    re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S*"),
+    re.compile(r"(?i)\b(?:mailto|xmpp|javascript|vbscript|data|file|tel|sms|irc|ircs|news|magnet):\S+"),
+    re.compile(r"(?i)\bwww\.\S+"),
+    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    re.compile(r"^ {0,3}\[[^\]\n]+\]:[ \t]*\S+", re.M),
+)
+# Han, kana and Hangul: an en answer made mostly of them is in the wrong language
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_LATIN = re.compile(r"[A-Za-z]")
+# how far after its #N a quoted title may start (the focus shape puts the author in between)
+_QUOTE_GAP = 120
 _HTML = re.compile(r"<\s*/?\s*[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?\s*>")
 _HEADING = re.compile(r"^\s{0,3}#{1,3}\s", re.M)
 # a list marker 1-10 at a line start is layout, not a claim
@@ -45,23 +70,62 @@ def validate(text: str, section: str, language: str, facts: dict) -> list[str]:
         return ["empty output"]
     items = _item_numbers(facts)
     text = _strip_allowed_links(text, facts, items, violations)
-
-    for match in _BARE_URL.finditer(text):
-        violations.append(f"link not allowed: {match.group(0)}")
-    for match in _EMAIL.finditer(text):
-        violations.append(f"link not allowed: {match.group(0)}")
+    text = _link_violations(text, violations)
     for match in _HTML.finditer(text):
         violations.append(f"HTML not allowed: {match.group(0)}")
     for match in _HEADING.finditer(text):
         violations.append(f"heading line not allowed: {match.group(0).strip()}")
 
-    for ref in sorted({int(m.group(1)) for m in _ITEM_REF.finditer(text)}):
+    claims = _without_quoted_titles(text, facts)
+    for ref in sorted({int(m.group(1)) for m in _ITEM_REF.finditer(claims)}):
         if ref not in items:
             violations.append(f"#{ref} is not an item of this section")
 
-    violations.extend(_number_violations(text, facts, items))
+    violations.extend(_number_violations(claims, facts, items))
+    violations.extend(_language_violations(claims, language))
     violations.extend(_structure_violations(text, section, language))
     return violations
+
+
+def _link_violations(text: str, violations: list[str]) -> str:
+    """Reports every link form; returns the text with them blanked out, so the numbers
+    inside a URL are not reported a second time."""
+    seen: set[str] = set()
+    for pattern in _LINKS:
+        for match in pattern.finditer(text):
+            found = match.group(0).strip()
+            if found not in seen:
+                seen.add(found)
+                violations.append(f"link not allowed: {found}")
+        text = pattern.sub(" ", text)
+    return text
+
+
+def _without_quoted_titles(text: str, facts: dict) -> str:
+    """The text with each item title blanked out where it is quoted whole after the item's own
+    #N on the same line: what is left is what the answer claims."""
+    for item in facts.get("items") or []:
+        title, number = item.get("title"), item.get("number")
+        if not isinstance(title, str) or not title.strip() or not isinstance(number, int):
+            continue
+        # delimited like a quote: after ": ", "**" or an opening quote mark, before "**", a closing quote
+        # mark or the line's end; so a title that is only a figure cannot pass as "#N has <title> comments"
+        quote = re.compile(
+            rf"#{number}(?!\d)[^\n#]{{0,{_QUOTE_GAP}}}?(?:[:：][ \t]*|\*\*|[\"“「])({re.escape(title)})"
+            r"(?=\*\*|[\"”」]|[ \t]*$)",
+            re.M,
+        )
+        text = quote.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + " ", text)
+    return text
+
+
+def _language_violations(text: str, language: str) -> list[str]:
+    cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
+    if language == "zh" and not cjk:
+        return ["the answer must be in Chinese (zh) but holds no Chinese text"]
+    if language == "en" and cjk > latin:
+        return [f"the answer must be in English (en) but is mostly CJK text ({cjk} CJK characters, {latin} Latin letters)"]
+    return []
 
 
 def _item_numbers(facts: dict) -> set[int]:
@@ -94,9 +158,11 @@ def _strip_allowed_links(text: str, facts: dict, items: set[int], violations: li
 
 
 def _fact_values(facts) -> tuple[set[float], str]:
-    """Every number in the facts (values and numbers written inside strings) and
-    the lower-cased text used to check identifiers such as gfx950 or Qwen3.5."""
-    values: set[float] = set()
+    """The figures a text may state: every numeric value of the pack (all computed) and the
+    numbers of its day; a number written inside any other string (a title, a gist, a comment)
+    is someone's text, not a fact. Also the lower-cased text of every string, used to check
+    identifiers such as gfx950 or Qwen3.5."""
+    values: set[float] = {float(m) for m in _FACT_NUMBER.findall(str(facts.get("day") or ""))}
     texts: list[str] = []
 
     def walk(node) -> None:
@@ -107,7 +173,6 @@ def _fact_values(facts) -> tuple[set[float], str]:
             texts.append(str(node))
         elif isinstance(node, str):
             texts.append(node)
-            values.update(float(m) for m in _FACT_NUMBER.findall(_THOUSANDS.sub("", node)))
         elif isinstance(node, dict):
             for key, value in node.items():
                 walk(value)

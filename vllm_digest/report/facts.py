@@ -6,6 +6,11 @@ from (``insights.gather``) to the pack shape documented in
 numbers and figures that appear in the pack, so whatever is left out here
 cannot be said in the narrative. Every text field is plain one-line text
 (``plain_inline``); the prompt fences the whole pack as untrusted data.
+
+Only computed values are numbers in the pack: counts, metrics, sizes, scores and
+item numbers the warehouse knows. A "#N" inside a title or body becomes a
+``related`` number only when N is an item of this repository in ``core_items``
+(``insights`` resolves them); any other figure in someone's text stays text.
 """
 
 from __future__ import annotations
@@ -20,20 +25,21 @@ _REF = re.compile(r"#(\d+)\b")
 SUMMARY_TOPICS = 3
 
 
-def _brief(row: dict) -> dict:
-    """An item as a topic or summary mentions it: enough to name it."""
+def _brief(row: dict, known: set[int]) -> dict:
+    """An item as a topic or summary mentions it: enough to name it; ``known`` holds the
+    cited numbers that are real items of the repository."""
     out = {
         "number": row["number"],
         "kind": row["kind"],
         "title": plain_inline(row["title"], 200),
         "labels": [plain_inline(x, 80) for x in row["labels"] or []],
     }
-    return _with_related(out, out["title"])
+    return _with_related(out, out["title"], known)
 
 
-def _with_related(out: dict, text: str) -> dict:
-    # numbers the item's own text cites (a revert of #34854) may be cited in turn
-    related = sorted({int(n) for n in _REF.findall(text)} - {out["number"]})
+def _with_related(out: dict, text: str, known: set[int]) -> dict:
+    # items the item's own text cites (a revert of #34854) may be cited in turn, if they are real
+    related = sorted(({int(n) for n in _REF.findall(text)} & known) - {out["number"]})
     if related:
         out["related"] = related
     else:
@@ -41,9 +47,9 @@ def _with_related(out: dict, text: str) -> dict:
     return out
 
 
-def _item(row: dict, **extra) -> dict:
+def _item(row: dict, known: set[int], **extra) -> dict:
     """An item as a section discusses it: who, what state, how big, the body's first sentence."""
-    out = _brief(row)
+    out = _brief(row, known)
     out["author"] = plain_inline(row["author_login"], 80)
     out["state"] = item_state(row)
     out["comments"] = int(row["comments_total"] or 0)
@@ -55,7 +61,7 @@ def _item(row: dict, **extra) -> dict:
     if gist:
         out["gist"] = gist
     out.update(extra)
-    return _with_related(out, f"{out['title']} {gist}")
+    return _with_related(out, f"{out['title']} {gist}", known)
 
 
 def _pack(ctx: dict, **parts) -> dict:
@@ -76,7 +82,7 @@ def _topic_members(data: dict, topics: list[dict]) -> list[dict]:
     seen: list[int] = []
     for t in topics:
         seen.extend(n for n in t["numbers"] if n in data["items"] and n not in seen)
-    return [_brief(data["items"][n]) for n in seen]
+    return [_brief(data["items"][n], data["known_refs"]) for n in seen]
 
 
 def summary_facts(ctx: dict, data: dict, lang: str) -> dict:
@@ -100,7 +106,8 @@ def focus_facts(ctx: dict, data: dict, lang: str) -> dict:
         ctx,
         counts={"focus_items": tally["items"], "by_amd_employees": tally["by_amd_employees"],
                 "merged": tally["merged"], "quark_related": tally["quark"]},
-        items=[_item(i, theme=i["theme_name"][lang] or i["theme"], is_amd_author=i["vendor"]) for i in focus],
+        items=[_item(i, data["known_refs"], theme=i["theme_name"][lang] or i["theme"], is_amd_author=i["vendor"])
+               for i in focus],
     )
 
 
@@ -115,7 +122,7 @@ def discussions_facts(ctx: dict, data: dict, lang: str) -> dict:
     for i in data["hot"]:
         people, quotes = thread_voices(data, i["number"])
         extra = {"participants": len(people), "comment_excerpts": quotes} if threads else {}
-        items.append(_item(i, score=round(float(i["score"]), 2), **extra))
+        items.append(_item(i, data["known_refs"], score=round(float(i["score"]), 2), **extra))
     return _pack(ctx, items=items, notes=None if threads else [NO_THREADS_NOTE])
 
 
@@ -125,7 +132,8 @@ def topics_facts(ctx: dict, data: dict, lang: str) -> dict:
 
 
 def key_changes_facts(ctx: dict, data: dict, lang: str) -> dict:
-    return _pack(ctx, items=[_item(i, topics=i["reason"], status=i["status"]) for i in data["key_changes"]])
+    known = data["known_refs"]
+    return _pack(ctx, items=[_item(i, known, topics=i["reason"], status=i["status"]) for i in data["key_changes"]])
 
 
 def activity_facts(ctx: dict, data: dict, lang: str) -> dict:
@@ -147,7 +155,7 @@ def activity_facts(ctx: dict, data: dict, lang: str) -> dict:
 
 
 def notable_facts(ctx: dict, data: dict, lang: str) -> dict:
-    return _pack(ctx, items=[_item(i, topics=i["reason"]) for i in data["notable"]])
+    return _pack(ctx, items=[_item(i, data["known_refs"], topics=i["reason"]) for i in data["notable"]])
 
 
 def _rate(data: dict) -> dict:

@@ -80,6 +80,17 @@ QUERIES = {
         f"{DAYS} ORDER BY day, number, created_at, comment_key",
         False,
     ),
+    # the #N that the day's titles and bodies cite and that are items of this repository the warehouse
+    # holds: only these may be cited as an item's related items (report/facts.py); a number written in
+    # someone's title is not a fact until it resolves to a real item
+    "known_refs": (
+        "WITH cited AS (SELECT DISTINCT i.day, TRY_CAST(t.ref AS BIGINT) AS number "
+        f"FROM (SELECT day, title, body FROM core_items {DAYS}) AS i, "
+        r"unnest(regexp_extract_all(coalesce(i.title, '') || ' ' || coalesce(i.body, ''), '#(\d+)\b', 1)) AS t(ref)) "
+        "SELECT day, number FROM cited "
+        "WHERE number IN (SELECT number FROM core_items WHERE repo = $repo) ORDER BY day, number",
+        False,
+    ),
     "focus": (
         "SELECT day, number, theme_id, theme_zh, theme_en, is_vendor_employee FROM mart_focus_items "
         f"{DAYS} ORDER BY day, theme_id, number DESC",
@@ -270,6 +281,7 @@ def gather(con: duckdb.DuckDBPyConnection, repo: str, day: str, counts: dict, ba
     found_topics = topics(found["topics"], found["topic_members"])
     return {
         "items": items,
+        "known_refs": {r["number"] for r in found["known_refs"]},
         "sets": sets,
         "comments": _grouped(found["comments"], "number"),
         "focus": focus_items(found["focus"], items),

@@ -2,7 +2,8 @@
 
 Titles are printed as they are wherever that is safe, so the appendix matches
 the seed report byte for byte; only what could start a link, an image, raw
-HTML, an autolink or a new block is neutralised. ``md_block`` does the same
+HTML, an autolink or a new block is neutralised, and control, bidi and
+invisible characters are dropped. ``md_block`` does the same
 for a multi-line body (an LLM-written section): lists, bold and code stay.
 """
 
@@ -13,11 +14,16 @@ import re
 
 MAX_INLINE_CHARS = 300
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# Bidi controls (embeddings and overrides U+202A-U+202E, isolates U+2066-U+2069, the marks U+200E,
+# U+200F and U+061C) and invisible characters (U+200B-U+200D, U+2060-U+2064, U+206A-U+206F, U+FEFF):
+# an unterminated U+202E in a title would mirror the rest of the line, our "— labels — by author
+# (time)" included, and invisible ones hide what a text really says. Untrusted text never needs them.
+_INVISIBLE = "\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 _WHITESPACE_BREAKS = re.compile(r"[\r\n\t]+")
 # every character the three patterns above start with: a text holding none is already one clean line
-_UNCLEAN = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_UNCLEAN = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029{_INVISIBLE}]")
 # CommonMark raw HTML: an open/close tag, comment, declaration or processing
 # instruction. `<tool_call>` (underscore) and `<parameter=>` are not tags and
 # stay literal, as in the seed.
@@ -44,7 +50,8 @@ def md_inline(text: str | None, limit: int = MAX_INLINE_CHARS) -> str:
 
 
 def plain_inline(text: str | None, limit: int = MAX_INLINE_CHARS) -> str:
-    """One line of plain text (for HTML, JSON and feeds, which escape on output)."""
+    """One line of plain text (for HTML, JSON and feeds, which escape on output), without control,
+    bidi or invisible characters."""
     if not text:
         return ""
     # most titles, labels and logins are clean; a year's report step calls this ~700,000 times

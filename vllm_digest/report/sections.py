@@ -5,6 +5,11 @@ of entries, an optional closing line -- of plain (untrusted-safe, one-line)
 text. The Markdown string is rendered from that doc here, with md_inline on
 every untrusted field; the HTML template renders the same doc with
 autoescaping. So both formats say the same thing and templates compute nothing.
+
+A line that mixes our words with someone's (a login in "by alice · merged",
+labels, the most active authors) is also kept as *parts*: plain strings are
+ours, ``{"quote": text}`` is untrusted, so the HTML page can isolate each quote
+in ``<bdi>`` and a right-to-left login cannot reorder the words around it.
 """
 
 from __future__ import annotations
@@ -38,7 +43,23 @@ def item_ref(kind: str, number: int) -> str:
     return f"{KIND.get(kind, 'Issue')} #{number}"
 
 
-def _entry(item: dict, url_for, meta: str, lang: str, quotes=None, gist: str | None = None) -> dict:
+def quote(text: str | None, limit: int) -> dict:
+    """An untrusted piece of a line of ours."""
+    return {"quote": plain_inline(text, limit)}
+
+
+def joined(parts: str | list) -> str:
+    """A line given as parts, as one string (Markdown, JSON and feeds print it so)."""
+    if isinstance(parts, str):
+        return parts
+    return "".join(p["quote"] if isinstance(p, dict) else p for p in parts)
+
+
+def _parts(parts: str | list) -> list:
+    return ([parts] if parts else []) if isinstance(parts, str) else [p for p in parts if p]
+
+
+def _entry(item: dict, url_for, meta: str | list, lang: str, quotes=None, gist: str | None = None) -> dict:
     return {
         "number": item["number"],
         "kind": item["kind"],
@@ -46,13 +67,17 @@ def _entry(item: dict, url_for, meta: str, lang: str, quotes=None, gist: str | N
         "url": url_for(item["kind"], item["number"]),
         "title": plain_inline(item["title"], 200),
         "gist": first_sentence(item.get("body")) if gist is None else plain_inline(gist, 200),
-        "meta": meta,
+        "meta": joined(meta),
+        "meta_parts": _parts(meta),
         "quotes": quotes or [],
     }
 
 
-def _doc(lead: str, groups=None, tail_label: str = "", tail: str = "") -> dict:
-    return {"lead": plain_inline(lead, LEAD_CHARS), "groups": groups or [], "tail_label": tail_label, "tail": plain_inline(tail, LEAD_CHARS)}
+def _doc(lead: str | list, groups=None, tail_label: str = "", tail: str = "") -> dict:
+    # a lead is a sentence or two of ours with at most a few 80-character logins: never near LEAD_CHARS,
+    # so its parts need no cut of their own
+    return {"lead": plain_inline(joined(lead), LEAD_CHARS), "lead_parts": _parts(lead), "groups": groups or [],
+            "tail_label": tail_label, "tail": plain_inline(tail, LEAD_CHARS)}
 
 
 def doc_markdown(doc: dict) -> str:
@@ -146,9 +171,9 @@ def _focus(ctx, data, lang, url_for) -> dict:
         members = [i for i in focus if i["theme"] == theme]
         entries = []
         for i in members:
-            who = plain_inline(i["author_login"], 80)
             tag = (" (AMD 员工)" if lang == "zh" else " (AMD employee)") if i["vendor"] else ""
-            entries.append(_entry(i, url_for, f"{who}{tag} · {state_label(i, lang)}", lang))
+            meta = [quote(i["author_login"], 80), f"{tag} · {state_label(i, lang)}"]
+            entries.append(_entry(i, url_for, meta, lang))
         groups.append({"heading": names[theme][lang] or theme, "entries": entries})
     tally = focus_tally(focus)
     vendor, merged, quark = tally["by_amd_employees"], tally["merged"], tally["quark"]
@@ -225,7 +250,7 @@ def _key_changes(ctx, data, lang, url_for) -> dict:
         if i.get("additions") is not None:
             size = f"+{i['additions']}/-{i['deletions'] or 0}, {i['changed_files'] or 0} files · "
         reason = plain_inline(i.get("reason"), 120)
-        meta = f"{size}{'by' if lang == 'en' else '作者'} {plain_inline(i['author_login'], 80)}" + (f" · {reason}" if reason else "")
+        meta = [f"{size}{'by' if lang == 'en' else '作者'} ", quote(i["author_login"], 80), f" · {reason}" if reason else ""]
         entries.append(_entry(i, url_for, meta, lang))
     lead = "本周期的重点变更（按 mart_key_changes 的得分排序）：" if lang == "zh" else "The key changes of this window, ranked by mart_key_changes:"
     return _doc(lead, [{"heading": "", "entries": entries}])
@@ -270,22 +295,23 @@ def _activity(ctx, data, lang) -> dict:
     a = data["activity"]
     daily = dict(a["extra"])
     threads = has_comment_threads(data)
-    top_zh = "、".join(f"{plain_inline(n, 80)}（{k}）" for n, k in a["top_authors"])
-    top_en = ", ".join(f"{plain_inline(n, 80)} ({k})" for n, k in a["top_authors"])
+    top = a["top_authors"]
     if lang == "zh":
         talk = (f"窗口内有 {a['comments']} 条评论、{a['reviews']} 次评审" if threads
                 else "本数据源不含评论与评审数据")
-        text = (f"{a['pr_authors']} 位作者提交了 {ctx['counts']['new_prs']} 个新 PR"
-                + (f"，最活跃的是 {top_zh}" if top_zh else "") + "；"
+        text = [f"{a['pr_authors']} 位作者提交了 {ctx['counts']['new_prs']} 个新 PR",
+                *(["，最活跃的是 "] + _listed(top, "、", "（{}）") if top else []),
+                "；"
                 f"合并率 {_pct(a['merge_rate'])}；关闭的 {ctx['counts']['closed_issues']} 个 Issue 中有 {a['stale_closed']} 个带 stale 标签；"
-                f"{talk}，共 {a['humans']} 位非机器人参与者。")
+                f"{talk}，共 {a['humans']} 位非机器人参与者。"]
     else:
         talk = (f"{a['comments']} comments and {a['reviews']} reviews in the window" if threads
                 else "this source holds no comments or reviews")
-        text = (f"{a['pr_authors']} authors opened {ctx['counts']['new_prs']} new PRs"
-                + (f", most of them {top_en}" if top_en else "") + "; "
+        text = [f"{a['pr_authors']} authors opened {ctx['counts']['new_prs']} new PRs",
+                *([", most of them "] + _listed(top, ", ", " ({})") if top else []),
+                "; "
                 f"merge rate {_pct(a['merge_rate'])}; {a['stale_closed']} of {ctx['counts']['closed_issues']} closed issues carried the stale label; "
-                f"{talk}; {a['humans']} non-bot people took part.")
+                f"{talk}; {a['humans']} non-bot people took part."]
     entries = [
         {"number": None, "ref": "", "url": None, "title": fact, "gist": "", "meta": "", "quotes": []}
         for fact in _activity_facts(daily, lang)
@@ -294,16 +320,25 @@ def _activity(ctx, data, lang) -> dict:
     return _doc(text, [{"heading": "", "entries": entries, "compact": True}] if entries else [])
 
 
+def _listed(pairs, sep: str, suffix: str, limit: int = 80) -> list:
+    """``[(untrusted name, value)]`` as parts: each name quoted, then ``suffix`` filled with its value."""
+    out: list = []
+    for index, (name, value) in enumerate(pairs):
+        out.extend([sep] if index else [])
+        out.extend([quote(name, limit), suffix.format(value) if suffix else ""])
+    return out
+
+
 def _notable(ctx, data, lang, url_for) -> dict:
     found = data["notable"]
     if not found:
         return _doc("本周期没有值得关注的未解决问题。" if lang == "zh" else "No open issue of this window stands out.")
     entries = []
     for i in found:
-        labels = ",".join(plain_inline(x, 40) for x in i["labels"] or []) or ("无标签" if lang == "zh" else "no labels")
+        labels = _listed([(x, None) for x in i["labels"] or []], ",", "", 40) or ["无标签" if lang == "zh" else "no labels"]
         reason = plain_inline(i.get("reason"), 120)
         n = int(i["comments_total"] or 0)
-        meta = (f"{labels} · {n} 条评论" if lang == "zh" else f"{labels} · {n} comments") + (f" · {reason}" if reason else "")
+        meta = [*labels, f" · {n} 条评论" if lang == "zh" else f" · {n} comments", f" · {reason}" if reason else ""]
         entries.append(_entry(i, url_for, meta, lang))
     lead = "值得关注的问题（按 mart_notable_issues 的得分排序）：" if lang == "zh" else "Issues worth watching, ranked by mart_notable_issues:"
     return _doc(lead, [{"heading": "", "entries": entries}])
