@@ -11,40 +11,12 @@ import json
 import os
 import shutil
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from vllm_digest.model import MANIFEST, PAYLOAD_KINDS, DayPayload
 from vllm_digest.settings import RepoRef
 
-# payload kind -> what it holds (GitHub REST shapes)
-PAYLOAD_KINDS = {
-    "issues": "issue objects (issues and PRs) touched in the window",
-    "events": "issue events (closed, merged, reopened, ...) in the window",
-    "comments": "issue and PR conversation comments created in the window",
-    "review_comments": "PR review (diff) comments created in the window",
-    "reviews": "PR reviews submitted in the window",
-    "pulls": "pull request objects (sizes, draft, merged_at) for PRs of the window",
-}
-MANIFEST = "manifest.json"
-
-
-@dataclass
-class DayPayload:
-    """Everything a source returns for one repo and day."""
-
-    issues: list[dict] = field(default_factory=list)
-    events: list[dict] = field(default_factory=list)
-    comments: list[dict] = field(default_factory=list)
-    review_comments: list[dict] = field(default_factory=list)
-    reviews: list[dict] = field(default_factory=list)
-    pulls: list[dict] = field(default_factory=list)
-    # source, semantics ("events" | "snapshot"), complete, incomplete_reasons,
-    # request_count, not_modified_count, rate_limit_remaining, totals, etags
-    manifest: dict = field(default_factory=dict)
-
-    def payloads(self) -> dict[str, list[dict]]:
-        return {kind: getattr(self, kind) for kind in PAYLOAD_KINDS}
-
+__all__ = ["MANIFEST", "PAYLOAD_KINDS", "DayPayload", "day_dir", "write_day"]
 
 def day_dir(raw_root: Path, repo: RepoRef, day: str) -> Path:
     return raw_root / repo.owner / repo.name / day

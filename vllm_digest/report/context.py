@@ -18,8 +18,8 @@ from vllm_digest.report.facts import attach_facts
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.sections import build_sections
 from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.model import SET_NAMES
 
-SET_NAMES = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 
 
 class ReportDataMissing(LookupError):

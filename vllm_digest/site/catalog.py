@@ -14,7 +14,7 @@ import json
 import re
 from pathlib import Path
 
-from vllm_digest.report.context import SET_NAMES
+from vllm_digest.model import SET_NAMES
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.render import LANGUAGE_NAMES, report_dir
 from vllm_digest.settings import RepoRef, Settings

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import duckdb
+from vllm_digest.model import SET_NAMES
 
-SET_NAMES = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 # table -> the key that must be unique within a (repo, day)
 UNIQUE_KEYS = {
     "core_items": ("number",),
