@@ -57,11 +57,11 @@ def test_rebuilding_a_subset_leaves_other_days(tmp_path, make_settings):
 
 
 def test_report_batch_reads_what_per_day_queries_read(tmp_path, make_settings):
-    """A range run's report reads each mart once for all its days (insights.DayBatch); every day
+    """A range run's report reads each mart once for all its days (queries.DayBatch); every day
     it slices out equals what that day's own queries return, 30-day histories included."""
     from conftest import materialize
-    from vllm_digest.report import insights
-    from vllm_digest.report.context import build_context
+    from vllm_digest.report.data import gather
+    from vllm_digest.report.queries import DayBatch
 
     generate(tmp_path / "root", dt.datetime(2026, 1, 3, 3, 39, tzinfo=dt.timezone.utc), 8)
     settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "root"), VLLM_DIGEST_START_DATE="2026-01-03")
@@ -69,11 +69,10 @@ def test_report_batch_reads_what_per_day_queries_read(tmp_path, make_settings):
     materialize(settings, days[0], days[-1])
     repo = settings.repos[0]
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
-        batch = insights.DayBatch(con, repo.full_name, days[2:])
+        batch = DayBatch(con, repo.full_name, days[2:])
         for day in days[2:]:
-            counts = build_context(con, settings, repo, window_for_day(day, settings))["counts"]
-            alone = insights.gather(con, repo.full_name, day, counts)
-            assert insights.gather(con, repo.full_name, day, counts, batch) == alone, day
+            alone = gather(DayBatch(con, repo.full_name, [day]).day(day))
+            assert gather(batch.day(day)) == alone, day
             # not vacuous: the synthetic days have comments, hot threads, focus items and a history
             assert alone["comments"] and alone["hot"] and alone["focus"] and alone["topics"]
             assert [r["day"] for r in alone["count_history"]] == [d for d in days if d <= day]

@@ -12,7 +12,7 @@ from vllm_digest.assets.common import (
 )
 from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.report.context import build_report_context
-from vllm_digest.report.insights import TABLES_READ, DayBatch
+from vllm_digest.report.queries import TABLES_READ, DayBatch
 from vllm_digest.report.narration import narrate_reports, prefetch_cache
 from vllm_digest.report.render import render_markdown, report_dir, write_report
 from vllm_digest.schedules import report_freshness_policy

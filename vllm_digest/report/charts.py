@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from vllm_digest.report.insights import HISTORY_DAYS
+from vllm_digest.report.queries import HISTORY_DAYS
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.sections import item_ref, trend_arrow
 
@@ -29,7 +29,7 @@ COUNT_SERIES = (
     ("merged_prs", {"zh": "合并 PR", "en": "Merged PRs"}, "#16a34a"),
     ("closed_unmerged_prs", {"zh": "关闭未合并 PR", "en": "Closed unmerged PRs"}, "#dc2626"),
 )
-# keys of insights.hotness_components()["parts"], in stacking order
+# keys of data.hotness_components()["parts"], in stacking order
 HOTNESS_H = 10
 HOTNESS_SERIES = (
     ("comments", {"zh": "评论", "en": "comments"}, "#2563eb"),
@@ -156,7 +156,7 @@ def hotness_chart(parts: list[dict], items: dict[int, dict], url_for) -> dict:
 
 
 def build_charts(context: dict, data: dict, url_for) -> dict:
-    """The three charts of a day's HTML report, from what insights.gather() read."""
+    """The three charts of a day's HTML report, from what data.gather() read."""
     return {
         "counts": counts_chart(data["count_history"], context["day"], context["counts"]),
         "topics": topic_chart(data["topics"], data["topic_history"], context["day"]),

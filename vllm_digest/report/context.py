@@ -12,7 +12,8 @@ import json
 import duckdb
 
 from vllm_digest.partitions import DayWindow, utc_offset_label
-from vllm_digest.report import insights
+from vllm_digest.report import data as day_data
+from vllm_digest.report.queries import DayBatch
 from vllm_digest.report.charts import build_charts
 from vllm_digest.report.facts import attach_facts
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
@@ -56,9 +57,9 @@ def _item(row: dict, settings: Settings, repo: RepoRef) -> dict:
 
 def build_context(
     con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow,
-    batch: insights.DayBatch | None = None,
+    batch: DayBatch | None = None,
 ) -> dict:
-    found = (batch or insights.DayBatch(con, repo.full_name, [window.key])).day(window.key)
+    found = (batch or DayBatch(con, repo.full_name, [window.key])).day(window.key)
     if not found["daily_counts"]:
         raise ReportDataMissing(
             f"no mart_daily_counts row for {repo.full_name} {window.key}: "
@@ -94,13 +95,13 @@ def build_context(
 
 def build_report_context(
     con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, window: DayWindow,
-    batch: insights.DayBatch | None = None,
+    batch: DayBatch | None = None,
 ) -> dict:
     """The base context plus the seven sections, read while the connection is open; a range run
-    passes one ``insights.DayBatch`` of all its days so each query runs once, not once a day."""
-    batch = batch or insights.DayBatch(con, repo.full_name, [window.key])
+    passes one ``DayBatch`` of all its days so each query runs once, not once a day."""
+    batch = batch or DayBatch(con, repo.full_name, [window.key])
     ctx = build_context(con, settings, repo, window, batch)
-    data = insights.gather(con, repo.full_name, window.key, ctx["counts"], batch)
+    data = day_data.gather(batch.day(window.key))
     ctx["sections"] = build_sections(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))
     attach_facts(ctx["sections"], ctx, data, settings.languages)
     ctx["charts"] = build_charts(ctx, data, lambda kind, n: item_url(settings, repo, kind, n))

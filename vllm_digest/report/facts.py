@@ -1,7 +1,7 @@
 """Facts packs: what the LLM narrative of each section may be written from.
 
 One function per section maps the very rows its deterministic section is built
-from (``insights.gather``) to the pack shape documented in
+from (``report.data.gather``) to the pack shape documented in
 ``vllm_digest.narrative.narrate``. The grounding validator accepts only item
 numbers and figures that appear in the pack, so whatever is left out here
 cannot be said in the narrative. Every text field is plain one-line text
@@ -10,7 +10,7 @@ cannot be said in the narrative. Every text field is plain one-line text
 Only computed values are numbers in the pack: counts, metrics, sizes, scores and
 item numbers the warehouse knows. A "#N" inside a title or body becomes a
 ``related`` number only when N is an item of this repository in ``core_items``
-(``insights`` resolves them); any other figure in someone's text stays text.
+(``sql/report_known_refs.sql`` resolves them); any other figure in someone's text stays text.
 """
 
 from __future__ import annotations

@@ -1,0 +1,86 @@
+"""Run the report's SQL (``sql/report_*.sql``) once for a batch of days and slice out one day.
+
+Every ranking, topic and focus decision was already made by the marts (``sql/mart_*.sql``, with their
+formulas); the report queries only read them, so the report cannot drift from the tables an analyst
+inspects. Each file is one statement with its purpose on the first line; its parameters are bound.
+Every value returned is raw warehouse text: the sections make it safe.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Sequence
+
+import duckdb
+
+from vllm_digest.warehouse.sql_files import bind, read_sql
+
+HISTORY_DAYS = 30
+# what the sections list: hot discussions, topics, ranked changes and issues, the hotness chart's bars,
+# the members named under a topic, the most active PR authors
+LIMITS = {"hot_limit": 3, "topic_limit": 5, "ranked_limit": 5, "parts_limit": 5, "topic_numbers": 8, "top_authors": 3}
+# mart_item_hotness: the stored parts of each score, in the order a chart stacks them
+HOTNESS_PARTS = (
+    "comments_points", "participants_points", "reviews_points",
+    "reactions_points", "opened_points", "closed_points",
+)
+# report_<name>.sql reading every batch day -> whether its rows keep their `day` column. Each is ordered by
+# day first and then as the per-day report needs; a per-day LIMIT is a QUALIFY over the day. A batch reads
+# every day of a range run with one statement per query: per-day statements cost ~2-5 ms each (17 a day),
+# most of a year-long run's report step.
+QUERIES = {
+    "daily_counts": True, "manifest": False, "members": True, "items": False, "comments": False,
+    "known_refs": False, "focus": False, "hotness": False, "topics": False, "topic_members": False,
+    "key_changes": False, "notable": False, "people": False, "activity": True, "top_authors": False,
+    "stale_closed": False,
+}
+# history queries: every day of the batch's HISTORY_DAYS-day windows, sliced per day in Python
+HISTORY_QUERIES = ("topic_history", "count_history")
+
+# The tables the report reads: the report asset declares them as its inputs.
+TABLES_READ = (
+    "stg_fetch_manifest", "core_items", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts",
+    "mart_focus_items", "mart_item_hotness", "mart_topic_daily", "mart_item_topics",
+    "mart_key_changes", "mart_notable_issues", "mart_activity_daily",
+)
+
+
+def rows(con: duckdb.DuckDBPyConnection, name: str, values: dict) -> list[dict]:
+    """The rows of ``sql/report_<name>.sql`` as dicts, its parameters taken from ``values``."""
+    sql = read_sql(f"report_{name}")
+    cur = con.execute(sql, bind(sql, values))
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, r)) for r in cur.fetchall()]
+
+
+def _per_day(found: list[dict], keep_day: bool = False) -> dict[str, list[dict]]:
+    """Rows of a query whose ``day`` column is its grouping key, grouped by day in query order."""
+    out: dict[str, list[dict]] = {}
+    for r in found:
+        key = r["day"].isoformat()
+        if not keep_day:
+            r = {k: v for k, v in r.items() if k != "day"}
+        out.setdefault(key, []).append(r)
+    return out
+
+
+class DayBatch:
+    """Every report query, run once for a set of days; ``day(d)`` slices out one day."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, repo: str, days: Sequence[str]):
+        ordered = sorted(set(days))
+        self.days = set(ordered)
+        values = {"repo": repo, "days": ordered, "first": ordered[0], "last": ordered[-1],
+                  "history_days": HISTORY_DAYS, **LIMITS}
+        self.by_query = {name: _per_day(rows(con, name, values), keep) for name, keep in QUERIES.items()}
+        self.history = {name: rows(con, name, values) for name in HISTORY_QUERIES}
+
+    def day(self, day: str) -> dict[str, list[dict]]:
+        if day not in self.days:
+            raise KeyError(f"day {day!r} is not in this batch of {len(self.days)} days")
+        out = {name: found.get(day, []) for name, found in self.by_query.items()}
+        last = dt.date.fromisoformat(day)
+        first = last - dt.timedelta(days=HISTORY_DAYS)
+        for name, found in self.history.items():
+            out[name] = [r for r in found if first < r["day"] <= last]
+        return out
