@@ -17,13 +17,19 @@ from pathlib import Path
 from typing import Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from vllm_digest.i18n import Catalog, CatalogError, available_languages, load_catalog
 from vllm_digest.narrative.config import ENV_PREFIX as LLM_ENV_PREFIX
 from vllm_digest.narrative.config import FIELDS as LLM_FIELDS
 from vllm_digest.narrative.config import NarrativeConfig, NarrativeConfigError
+from vllm_digest.taxonomy import taxonomy_from_settings
 
 SOURCES = ("sample", "github")
 EXECUTORS = ("in_process", "multiprocess")
+# the report's languages unless configured, in the order pages and sections are written; each needs a
+# message catalog (vllm_digest/i18n/<lang>.toml, or one in catalog_dir)
 LANGUAGES = ("zh", "en")
+# the Atom feed's language (its titles and the summary an entry shows)
+FEED_LANGUAGE = "en"
 DEFAULT_REPOS = ("vllm-project/vllm",)
 DEFAULT_START_DATE = dt.date(2026, 3, 1)
 
@@ -39,6 +45,8 @@ _ENV_KEYS = {
     "cutoff": "VLLM_DIGEST_CUTOFF",
     "start_date": "VLLM_DIGEST_START_DATE",
     "languages": "VLLM_DIGEST_LANGUAGES",
+    "catalog_dir": "VLLM_DIGEST_CATALOG_DIR",
+    "feed_language": "VLLM_DIGEST_FEED_LANGUAGE",
     "taxonomy": "VLLM_DIGEST_TAXONOMY",
     "sample_dir": "VLLM_DIGEST_SAMPLE_DIR",
     "github_api_url": "GITHUB_API_URL",
@@ -111,6 +119,9 @@ class Settings:
     # where site/ is published (its index.html's folder); makes the feed's links absolute
     site_url: str | None = None
     languages: tuple[str, ...] = LANGUAGES
+    # a folder of extra or replacement message catalogs (<lang>.toml), looked in before the bundled ones
+    catalog_dir: Path | None = None
+    feed_language: str = FEED_LANGUAGE
     taxonomy: Path | None = None
     sample_dir: Path | None = None
     display_names: Mapping[str, str] = field(default_factory=dict)
@@ -155,11 +166,14 @@ class Settings:
         return re.sub(r"/api/v3$", "", api)
 
     def display_name(self, repo: RepoRef) -> str:
+        """``display_names`` of the config file, else the taxonomy's project name, else the repo's name."""
         if repo.full_name in self.display_names:
             return self.display_names[repo.full_name]
-        if repo.full_name == "vllm-project/vllm":
-            return "vLLM"
-        return repo.name
+        return taxonomy_from_settings(self).display_name(repo.full_name) or repo.name
+
+    def catalog(self, language: str) -> Catalog:
+        """The message catalog of one language (read once; checked when the settings load)."""
+        return load_catalog(language, self.catalog_dir)
 
 
 def _config_file(env: Mapping[str, str]) -> Path | None:
@@ -231,13 +245,34 @@ def _parse_repos(value: str | list) -> tuple[RepoRef, ...]:
     return repos
 
 
-def _parse_languages(value: str | list) -> tuple[str, ...]:
+def _parse_languages(value: str | list, catalog_dir: Path | None) -> tuple[str, ...]:
     items = value.split(",") if isinstance(value, str) else list(value)
     langs = tuple(str(x).strip() for x in items if str(x).strip())
-    bad = [x for x in langs if x not in LANGUAGES]
-    if bad or not langs:
-        raise SettingsError(f"languages {value!r}: each must be one of {list(LANGUAGES)}")
+    known = available_languages(catalog_dir)
+    bad = [x for x in langs if x not in known]
+    if bad or not langs or len(set(langs)) != len(langs):
+        raise SettingsError(
+            f"languages {value!r}: each must be a language with a message catalog, once: {list(known)}"
+        )
     return langs
+
+
+def _parse_catalog_dir(value) -> Path | None:
+    if not value:
+        return None
+    path = Path(str(value)).expanduser().absolute()
+    if not path.is_dir():
+        raise SettingsError(f"catalog_dir {str(value)!r} (VLLM_DIGEST_CATALOG_DIR) is not a folder")
+    return path
+
+
+def _check_catalogs(languages, catalog_dir: Path | None) -> None:
+    """Read every catalog the outputs use now, so a missing key stops here and not mid-run."""
+    for lang in dict.fromkeys(languages):
+        try:
+            load_catalog(lang, catalog_dir)
+        except CatalogError as exc:
+            raise SettingsError(str(exc)) from None
 
 
 def _parse_api_url(value: str, name: str = "GitHub API URL") -> str:
@@ -312,6 +347,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     display_names = raw.get("display_names", {})
     if not isinstance(display_names, dict):
         raise SettingsError(f"display_names {display_names!r} must be a table repo -> name")
+    catalog_dir = _parse_catalog_dir(raw.get("catalog_dir"))
+    languages = _parse_languages(raw.get("languages", list(LANGUAGES)), catalog_dir)
+    feed_language = str(raw.get("feed_language", FEED_LANGUAGE)).strip()
+    if feed_language not in available_languages(catalog_dir):
+        raise SettingsError(f"feed_language {feed_language!r} has no message catalog: {list(available_languages(catalog_dir))}")
+    _check_catalogs((*languages, feed_language), catalog_dir)
     return Settings(
         home=Path(str(raw.get("home", "data"))).expanduser().absolute(),
         source=source,
@@ -325,7 +366,9 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         ),
         github_token=env.get("GITHUB_TOKEN") or None,
         site_url=_parse_api_url(str(raw["site_url"]), "site URL") + "/" if raw.get("site_url") else None,
-        languages=_parse_languages(raw.get("languages", list(LANGUAGES))),
+        languages=languages,
+        catalog_dir=catalog_dir,
+        feed_language=feed_language,
         taxonomy=Path(raw["taxonomy"]).expanduser().absolute() if raw.get("taxonomy") else None,
         sample_dir=Path(raw["sample_dir"]).expanduser().absolute() if raw.get("sample_dir") else None,
         display_names={str(k): str(v) for k, v in display_names.items()},

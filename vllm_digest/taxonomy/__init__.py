@@ -2,7 +2,9 @@
 
 from vllm_digest.taxonomy.loader import (
     DEFAULT_TAXONOMY,
+    NAME_FIELDS,
     FocusArea,
+    Project,
     Taxonomy,
     TaxonomyError,
     Theme,
@@ -14,7 +16,9 @@ from vllm_digest.taxonomy.loader import (
 
 __all__ = [
     "DEFAULT_TAXONOMY",
+    "NAME_FIELDS",
     "FocusArea",
+    "Project",
     "Taxonomy",
     "TaxonomyError",
     "Theme",

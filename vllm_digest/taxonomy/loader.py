@@ -24,10 +24,15 @@ DEFAULT_TAXONOMY = Path(str(resources.files("vllm_digest.taxonomy") / "vllm.toml
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 GROUPS = ("feature", "hardware", "model", "quality", "process")
 
-_TOP_KEYS = {"version", "trend", "links", "topic", "focus"}
+_TOP_KEYS = {"version", "project", "trend", "links", "topic", "focus"}
+_PROJECT_KEYS = {"name", "repos"}
+# the names every topic, focus area and theme carries, one per field (mart columns *_zh, *_en); a message
+# catalog says which of them its language prints (i18n: language.names)
+NAME_FIELDS = ("zh", "en")
 _RULE_KEYS = {"tags", "labels", "keywords", "patterns", "paths"}
 _TOPIC_KEYS = {"id", "zh", "en", "group", "risk"} | _RULE_KEYS
-_FOCUS_KEYS = {"id", "zh", "en", "vendor", "authors", "employee_authors", "employee_logins", "theme"} | _RULE_KEYS
+_FOCUS_KEYS = {"id", "zh", "en", "short", "vendor", "highlight", "authors", "employee_authors", "employee_logins",
+               "theme"} | _RULE_KEYS
 _THEME_KEYS = {"id", "zh", "en", "default", "tags", "labels", "keywords", "patterns"}
 _TREND_DEFAULTS = {"baseline_days": 7, "rising_ratio": 2.0, "rising_min_items": 3, "falling_ratio": 0.5}
 _LINK_DEFAULTS = {"window_minutes": 60, "min_shared_words": 3, "stopwords": []}
@@ -87,6 +92,22 @@ class FocusArea:
     employee_authors: tuple[str, ...]
     employee_logins: tuple[str, ...]
     themes: tuple[Theme, ...]
+    # how a sentence names the area ("AMD/ROCm"); the vendor's name when not given
+    short: str = ""
+    # a product the focus section counts on its own: items whose title or body contains it, any case
+    highlight: str | None = None
+
+    def name(self, field: str) -> str:
+        """The area's name in one of NAME_FIELDS."""
+        return getattr(self, field)
+
+
+@dataclass(frozen=True)
+class Project:
+    """Who the taxonomy is for: the display name of its repositories in every output."""
+
+    name: str
+    repos: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -97,6 +118,13 @@ class Taxonomy:
     focus_areas: tuple[FocusArea, ...]
     trend: dict = field(default_factory=lambda: dict(_TREND_DEFAULTS))
     links: dict = field(default_factory=lambda: dict(_LINK_DEFAULTS))
+    project: Project | None = None
+
+    def display_name(self, full_name: str) -> str | None:
+        """The project's name for ``owner/name`` when the taxonomy is that repository's, else None."""
+        if self.project and full_name.lower() in {r.lower() for r in self.project.repos}:
+            return self.project.name
+        return None
 
     @property
     def fingerprint(self) -> str:
@@ -250,6 +278,21 @@ def _numbers(data: dict, key: str, defaults: dict, src: str) -> dict:
     return out
 
 
+def _project(data: dict, src: str) -> Project | None:
+    table = data.get("project")
+    if table is None:
+        return None
+    where = f"taxonomy {src}: [project]"
+    if not isinstance(table, dict):
+        raise TaxonomyError(f"{where} must be a table")
+    _unknown(table, _PROJECT_KEYS, where)
+    repos = _strings(table, "repos", where)
+    for repo in repos:
+        if not re.fullmatch(r"[^/\s]+/[^/\s]+", repo):
+            raise TaxonomyError(f"{where}: repo {repo!r} is not of the form owner/name")
+    return Project(_text(table, "name", where), repos)
+
+
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
     """Read and validate a taxonomy file; ``None`` means the packaged ``vllm.toml``."""
     file = Path(path) if path is not None else DEFAULT_TAXONOMY
@@ -313,13 +356,17 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
             themes.append(Theme(tid, _text(th, "zh", twhere), _text(th, "en", twhere), default, trules))
         if sum(t.default for t in themes) > 1:
             raise TaxonomyError(f"{where}: more than one theme has default = true")
+        vendor = _text(entry, "vendor", where)
         areas.append(FocusArea(
             ident, _text(entry, "zh", where), _text(entry, "en", where),
-            _text(entry, "vendor", where), rules, authors, employee_authors,
+            vendor, rules, authors, employee_authors,
             _strings(entry, "employee_logins", where), tuple(themes),
+            short=_text(entry, "short", where) if "short" in entry else vendor,
+            highlight=_text(entry, "highlight", where) if "highlight" in entry else None,
         ))
 
     return Taxonomy(
+        project=_project(data, src),
         path=file.resolve(),
         version=version,
         topics=tuple(topics),
@@ -330,5 +377,16 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
 
 
 def taxonomy_from_settings(settings) -> Taxonomy:
-    """The taxonomy a deployment uses: ``Settings.taxonomy`` (env ``VLLM_DIGEST_TAXONOMY``) or the default."""
-    return load_taxonomy(settings.taxonomy)
+    """The taxonomy a deployment uses: ``Settings.taxonomy`` (env ``VLLM_DIGEST_TAXONOMY``) or the default;
+    read and checked once per version of the file (the report and the site ask for it per page)."""
+    file = Path(settings.taxonomy) if settings.taxonomy is not None else DEFAULT_TAXONOMY
+    try:
+        stat = file.stat()
+    except OSError:
+        return load_taxonomy(file)  # says the file does not exist, in the loader's words
+    return _load_version(str(file), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _load_version(path: str, _mtime_ns: int, _size: int) -> Taxonomy:
+    return load_taxonomy(path)
