@@ -1,9 +1,11 @@
 """Chart geometry: bars and lines scale to the row's peak, absent days stay
 blank, and no data gives an empty chart with its no-data text."""
 
+from vllm_digest.i18n import load_catalog
 from vllm_digest.report.charts import VIEW_H, VIEW_W, counts_chart, day_slots, hotness_chart, num, topic_chart
 
 COUNTS = {"new_issues": 4, "closed_issues": 0, "new_prs": 8, "merged_prs": 2, "closed_unmerged_prs": 1}
+EN, ZH = load_catalog("en"), load_catalog("zh")
 
 
 def _history(*days):
@@ -18,39 +20,39 @@ def test_day_slots_end_at_the_day():
 def test_counts_bars_scale_to_the_peak_and_skip_absent_days():
     # 03-20 is absent: its column stays empty
     history = _history("2026-03-19", "2026-03-21")
-    chart = counts_chart(history, "2026-03-21", COUNTS)
-    assert not chart["empty"] and chart["days_present"] == 2
-    prs = next(r for r in chart["rows"] if r["label"]["en"] == "New PRs")
-    assert [b["title"] for b in prs["bars"]] == ["2026-03-19: 8", "2026-03-21: 16"]
-    assert [b["current"] for b in prs["bars"]] == [False, True]
-    assert prs["bars"][1]["y"] == "4" and prs["bars"][1]["h"] == num(VIEW_H - 4)  # the peak fills the box
-    assert prs["bars"][0]["h"] == num((VIEW_H - 4) / 2)
+    chart = counts_chart(history, "2026-03-21", COUNTS, EN)
+    assert not chart.empty and chart.days_present == 2
+    prs = next(r for r in chart.rows if r.label == "New PRs")
+    assert [b.title for b in prs.bars] == ["2026-03-19: 8", "2026-03-21: 16"]
+    assert [b.current for b in prs.bars] == [False, True]
+    assert prs.bars[1].y == "4" and prs.bars[1].h == num(VIEW_H - 4)  # the peak fills the box
+    assert prs.bars[0].h == num((VIEW_H - 4) / 2)
     # columns 27 and 29 of 30 (0-based), one slot of 10 units each
-    assert [float(b["x"]) for b in prs["bars"]] == [271.5, 291.5]
-    closed = next(r for r in chart["rows"] if r["label"]["en"] == "Closed issues")
-    assert {b["h"] for b in closed["bars"]} == {"0"} and closed["peak"] == "0"
-    assert [t["value"] for t in chart["today"]] == ["4", "0", "8", "2", "1"]
+    assert [float(b.x) for b in prs.bars] == [271.5, 291.5]
+    closed = next(r for r in chart.rows if r.label == "Closed issues")
+    assert {b.h for b in closed.bars} == {"0"} and closed.peak == "0"
+    assert [t.value for t in chart.today] == ["4", "0", "8", "2", "1"]
 
 
 def test_counts_without_history_is_empty_with_text():
-    chart = counts_chart([], "2026-03-21", COUNTS)
-    assert chart["empty"] and chart["rows"] == []
-    assert chart["no_data"]["en"] == "No daily counts yet." and chart["no_data"]["zh"]
+    chart = counts_chart([], "2026-03-21", COUNTS, EN)
+    assert chart.empty and chart.rows == ()
+    assert chart.no_data == "No daily counts yet." and counts_chart([], "2026-03-21", COUNTS, ZH).no_data
 
 
 def test_topic_line_has_one_point_per_day_present():
     topics = [{"topic": "t1", "name": {"zh": "话题<1>", "en": ""}, "count": 6, "rising": True,
                "baseline_incomplete": False, "ratio": 2.0}]
     history = {"t1": [("2026-03-19", 3), ("2026-03-21", 6), ("2025-01-01", 99)]}
-    chart = topic_chart(topics, history, "2026-03-21")
-    row = chart["rows"][0]
-    assert row["points"] == f"275,{num(VIEW_H - (VIEW_H - 4) / 2)} 295,4"
-    assert row["area"].startswith("M275,40 L275,") and row["area"].endswith(" L295,40 Z")
-    assert [m["title"] for m in row["markers"]] == ["2026-03-19: 3", "2026-03-21: 6"]
-    assert (row["arrow"], row["peak"]) == ("↑", "6")  # the 2025 point lies outside the 30 days
-    # labels are plain text; the template escapes them
-    assert row["label"] == {"zh": "话题<1>", "en": "t1"}
-    assert topic_chart([], {}, "2026-03-21")["empty"]
+    chart = topic_chart(topics, history, "2026-03-21", ZH)
+    row = chart.rows[0]
+    assert row.points == f"275,{num(VIEW_H - (VIEW_H - 4) / 2)} 295,4"
+    assert row.area.startswith("M275,40 L275,") and row.area.endswith(" L295,40 Z")
+    assert [m.title for m in row.markers] == ["2026-03-19: 3", "2026-03-21: 6"]
+    assert (row.arrow, row.peak) == ("↑", "6")  # the 2025 point lies outside the 30 days
+    # labels are plain text in the catalog's taxonomy names, the id when a name is empty; the template escapes them
+    assert row.label == "话题<1>" and topic_chart(topics, history, "2026-03-21", EN).rows[0].label == "t1"
+    assert topic_chart([], {}, "2026-03-21", EN).empty
 
 
 def test_hotness_segments_stack_on_one_scale():
@@ -58,12 +60,17 @@ def test_hotness_segments_stack_on_one_scale():
         {"number": 7, "score": 10.0, "parts": {"comments": 6.0, "participants": 4.0, "reviews": 0.0}},
         {"number": 8, "score": 5.0, "parts": {"comments": 1.0, "opened": 2.0, "closed": 2.0}},
     ]
-    chart = hotness_chart(parts, {7: {"kind": "pr", "title": "a"}, 8: {"kind": "issue", "title": "b"}},
-                          lambda kind, n: f"https://github.com/o/r/{'pull' if kind == 'pr' else 'issues'}/{n}")
-    top, second = chart["rows"]
-    assert [(s["x"], s["w"]) for s in top["segments"]] == [("0", "180"), ("180", "120")]
-    assert sum(float(s["w"]) for s in top["segments"]) == VIEW_W
-    assert sum(float(s["w"]) for s in second["segments"]) == VIEW_W / 2
-    assert (top["url"], top["ref"], second["ref"]) == ("https://github.com/o/r/pull/7", "PR #7", "Issue #8")
-    assert top["segments"][1]["title"] == {"zh": "参与者: 4", "en": "participants: 4"}
-    assert hotness_chart([], {}, None)["empty"]
+    items = {7: {"kind": "pr", "title": "a"}, 8: {"kind": "issue", "title": "b"}}
+
+    def url_for(kind, n):
+        return f"https://github.com/o/r/{'pull' if kind == 'pr' else 'issues'}/{n}"
+
+    chart = hotness_chart(parts, items, url_for, EN)
+    top, second = chart.rows
+    assert [(s.x, s.w) for s in top.segments] == [("0", "180"), ("180", "120")]
+    assert sum(float(s.w) for s in top.segments) == VIEW_W
+    assert sum(float(s.w) for s in second.segments) == VIEW_W / 2
+    assert (top.url, top.ref, second.ref) == ("https://github.com/o/r/pull/7", "PR #7", "Issue #8")
+    assert top.segments[1].title == "participants: 4"
+    assert hotness_chart(parts, items, url_for, ZH).rows[0].segments[1].title == "参与者: 4"
+    assert hotness_chart([], {}, None, EN).empty

@@ -125,16 +125,20 @@ def test_site_metadata_counts_every_day_on_disk(built):
 
 
 def test_a_range_longer_than_a_month_reports_count_totals_not_a_dict_per_day(tmp_path):
+    from types import SimpleNamespace
+
     from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS
-    from vllm_digest.assets.report import report_metadata
+    from vllm_digest.report.assets import report_metadata
 
     settings = settings_at(tmp_path)
     days = [f"2026-01-{i:02d}" for i in range(1, PER_DAY_METADATA_MAX_DAYS + 1)] + ["2026-02-01"]
-    contexts = [
-        {"day": d, "counts": {"new_issues": i, "merged_prs": 2}, "fetch": {"complete": d != "2026-01-05"}}
+    # the fields report_metadata reads of each day's DayReport
+    reports = [
+        SimpleNamespace(day=d, counts={"new_issues": i, "merged_prs": 2},
+                        fetch=SimpleNamespace(complete=d != "2026-01-05"))
         for i, d in enumerate(days)
     ]
-    meta = report_metadata(settings, settings.repos[0], contexts, written={})
+    meta = report_metadata(settings, settings.repos[0], reports, written={})
     assert "counts_by_day" not in meta
     assert meta["counts_total"].value == {"new_issues": sum(range(len(days))), "merged_prs": 2 * len(days)}
     assert (meta["complete"], meta["incomplete_days"]) == (False, "2026-01-05")

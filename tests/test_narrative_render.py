@@ -7,7 +7,7 @@ import pytest
 
 from vllm_digest.report import render
 from vllm_digest.report.markdown_safe import md_block
-from vllm_digest.report.narrative_blocks import narrative_blocks
+from vllm_digest.narrative.blocks import narrative_blocks
 
 SEED = Path(__file__).resolve().parent / "golden" / "seed-2026-03-22.zh.md"
 HOSTILE = (

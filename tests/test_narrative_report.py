@@ -24,8 +24,9 @@ from vllm_digest.narrative.narrate import CACHED_REJECTION
 from vllm_digest.narrative.prompts import data_fence
 from vllm_digest.narrative.validator import validate
 from vllm_digest.partitions import windows_for_keys
-from vllm_digest.report.context import build_report_context
-from vllm_digest.report.facts import NO_THREADS_NOTE
+from vllm_digest.narrative.facts import NO_THREADS_NOTE
+from vllm_digest.report.build import build_reports
+from vllm_digest.report.model import DayReport
 from vllm_digest.report.markdown_safe import md_block
 from vllm_digest.report.render import page_links, render_html, render_markdown
 from vllm_digest.settings import Settings, load_settings
@@ -118,11 +119,12 @@ def section_body(text: str, lang: str, section: str) -> str:
     return "\n".join(lines[start:end]).strip()
 
 
-def deterministic_context(settings: Settings) -> dict:
-    """The day's context straight from the warehouse, without the narrative."""
+def deterministic_context(settings: Settings) -> dict[str, DayReport]:
+    """The day's reports straight from the warehouse, without the narrative, by language."""
     window = windows_for_keys([DAY], settings)[0]
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
-        return build_report_context(con, settings, settings.repos[0], window)
+        (day,) = build_reports(con, settings, settings.repos[0], [window])
+    return {report.language: report for report in day}
 
 
 def cache_rows(settings: Settings) -> list[tuple]:
@@ -172,7 +174,7 @@ def test_replies_land_under_their_headings(good):
     key_changes = next(r for r in first.requests if parse_request(r.body)[:2] == ("key_changes", "zh"))
     facts = parse_request(key_changes.body)[2]
     assert [i["number"] for i in facts["items"]] == [
-        e["number"] for e in deterministic_context(good.settings)["sections"]["key_changes"]["doc_zh"]["groups"][0]["entries"]
+        e.number for e in deterministic_context(good.settings)["zh"].section("key_changes").groups[0].items
     ]
 
 
@@ -198,7 +200,7 @@ def test_replies_land_in_the_html_escaped(good):
 def test_header_and_appendix_stay_deterministic(good):
     det = deterministic_context(good.settings)
     for lang in ("zh", "en"):
-        ours, plain = good.runs[0].files[lang], render_markdown(det, lang)
+        ours, plain = good.runs[0].files[lang], render_markdown(det[lang])
         assert ours.split("\n---\n", 1)[0] == plain.split("\n---\n", 1)[0]
         assert ours.rsplit("\n---\n", 1)[1] == plain.rsplit("\n---\n", 1)[1]
 
@@ -288,7 +290,7 @@ def test_invented_reference_then_count_is_repaired_once_then_falls_back(faulty):
         "reason": "grounding violations after repair",
         "violations": ["number 987654 does not appear in the facts"],
     }
-    det = deterministic_context(faulty.settings)["sections"]["key_changes"]["zh"]
+    det = deterministic_context(faulty.settings)["zh"].section("key_changes").markdown
     assert section_body(faulty.text, "zh", "key_changes") == det.strip()
     assert "99999" not in faulty.text and "987654" not in faulty.text
 
@@ -298,9 +300,9 @@ def test_http_500_and_timeout_fall_back_without_failing_the_run(faulty):
     assert fallbacks["zh/activity"] == {"reason": "provider error: HTTP 500", "violations": []}
     assert fallbacks["zh/notable"] == {"reason": "provider error: timed out after 1s", "violations": []}
     assert len(_requests_for(faulty, "activity")) == len(_requests_for(faulty, "notable")) == 1  # no repair
-    det = deterministic_context(faulty.settings)["sections"]
+    det = deterministic_context(faulty.settings)["zh"]
     for section in ("activity", "notable"):
-        assert section_body(faulty.text, "zh", section) == det[section]["zh"].strip()
+        assert section_body(faulty.text, "zh", section) == det.section(section).markdown.strip()
 
 
 def test_zh_section_shapes_are_enforced(faulty):
@@ -313,7 +315,7 @@ def test_zh_section_shapes_are_enforced(faulty):
     assert faulty.meta["narrative_fallbacks"]["zh/focus"] == {
         "reason": "grounding violations after repair", "violations": ["missing required '小结'"],
     }
-    det = deterministic_context(faulty.settings)["sections"]["focus"]["zh"]
+    det = deterministic_context(faulty.settings)["zh"].section("focus").markdown
     assert section_body(faulty.text, "zh", "focus") == det.strip()
 
 
@@ -565,9 +567,9 @@ def test_off_is_exactly_the_deterministic_report(off):
     assert off.requests == []
     det = deterministic_context(off.settings)
     for lang in ("zh", "en"):
-        assert off.files[lang] == render_markdown(det, lang)
+        assert off.files[lang] == render_markdown(det[lang])
         links = page_links(off.settings, off.settings.repos[0], DAY, lang)
-        assert off.files[f"{lang}.html"] == render_html(det, lang, links)
+        assert off.files[f"{lang}.html"] == render_html(det[lang], links)
         assert '<div class="narrative">' not in off.files[f"{lang}.html"]
     assert (off.meta["narrative_provider"], off.meta["narrative_calls"]) == ("off", 0)
     assert off.meta["narrative_sections"] == {} and off.meta["narrative_fallbacks"] == {}

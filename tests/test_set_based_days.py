@@ -71,10 +71,10 @@ def test_report_batch_reads_what_per_day_queries_read(tmp_path, make_settings):
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
         batch = DayBatch(con, repo.full_name, days[2:])
         for day in days[2:]:
-            alone = gather(DayBatch(con, repo.full_name, [day]).day(day))
-            assert gather(batch.day(day)) == alone, day
+            alone = gather(repo.full_name, day, DayBatch(con, repo.full_name, [day]).day(day))
+            assert gather(repo.full_name, day, batch.day(day)) == alone, day
             # not vacuous: the synthetic days have comments, hot threads, focus items and a history
-            assert alone["comments"] and alone["hot"] and alone["focus"] and alone["topics"]
-            assert [r["day"] for r in alone["count_history"]] == [d for d in days if d <= day]
+            assert alone.comments and alone.hot and alone.focus and alone.topics
+            assert [r["day"] for r in alone.count_history] == [d for d in days if d <= day]
         with pytest.raises(KeyError, match=days[0]):  # a day outside the batch must not read as empty
             batch.day(days[0])

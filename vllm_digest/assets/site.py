@@ -3,7 +3,7 @@
 import dagster as dg
 
 from vllm_digest.assets.common import SINGLE_RUN
-from vllm_digest.assets.report import REPORT_ASSET
+from vllm_digest.report.assets import REPORT_ASSET
 from vllm_digest.settings import Settings
 from vllm_digest.site.build import build_site
 

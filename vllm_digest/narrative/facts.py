@@ -1,8 +1,8 @@
 """Facts packs: what the LLM narrative of each section may be written from.
 
 One function per section maps the very rows its deterministic section is built
-from (``report.data.gather``) to the pack shape documented in
-``vllm_digest.narrative.narrate``. The grounding validator accepts only item
+from (``report.data.DayData``, which every ``DayReport`` carries) to the pack shape
+documented in ``vllm_digest.narrative.narrate``. The grounding validator accepts only item
 numbers and figures that appear in the pack, so whatever is left out here
 cannot be said in the narrative. Every text field is plain one-line text
 (``plain_inline``); the prompt fences the whole pack as untrusted data.
@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import re
 
+from vllm_digest.report.data import DayData
 from vllm_digest.report.gist import first_sentence
 from vllm_digest.report.markdown_safe import plain_inline
+from vllm_digest.report.model import DayReport
 from vllm_digest.report.sections import focus_tally, has_comment_threads, item_state, thread_voices
 
 _REF = re.compile(r"#(\d+)\b")
@@ -64,12 +66,17 @@ def _item(row: dict, known: set[int], **extra) -> dict:
     return _with_related(out, f"{out['title']} {gist}", known)
 
 
-def _pack(ctx: dict, **parts) -> dict:
-    return {"repo": ctx["repo"], "day": ctx["day"], **{k: v for k, v in parts.items() if v}}
+def _pack(report: DayReport, **parts) -> dict:
+    return {"repo": report.repo, "day": report.day, **{k: v for k, v in parts.items() if v}}
 
 
-def _topic(t: dict, lang: str) -> dict:
-    out = {"name": t["name"][lang] or t["topic"], "items": t["count"], "rising": t["rising"],
+def _names(report: DayReport) -> str:
+    """Which of the taxonomy's names the report's language prints."""
+    return report.catalog("language.names")
+
+
+def _topic(t: dict, names: str) -> dict:
+    out = {"name": t["name"][names] or t["topic"], "items": t["count"], "rising": t["rising"],
            "numbers": list(t["numbers"])}
     if t["baseline_incomplete"]:
         out["baseline_incomplete"] = True
@@ -78,35 +85,36 @@ def _topic(t: dict, lang: str) -> dict:
     return out
 
 
-def _topic_members(data: dict, topics: list[dict]) -> list[dict]:
+def _topic_members(data: DayData, topics: list[dict]) -> list[dict]:
     seen: list[int] = []
     for t in topics:
-        seen.extend(n for n in t["numbers"] if n in data["items"] and n not in seen)
-    return [_brief(data["items"][n], data["known_refs"]) for n in seen]
+        seen.extend(n for n in t["numbers"] if n in data.items and n not in seen)
+    return [_brief(data.items[n], data.known_refs) for n in seen]
 
 
-def summary_facts(ctx: dict, data: dict, lang: str) -> dict:
-    focus = focus_tally(data["focus"])
-    topics = data["topics"][:SUMMARY_TOPICS]
+def summary_facts(report: DayReport, data: DayData, focus_area) -> dict:
+    focus = focus_tally(data.focus, focus_area.highlight)
+    topics = data.topics[:SUMMARY_TOPICS]
     return _pack(
-        ctx,
-        counts={**ctx["counts"], "focus_items": focus["items"], "focus_by_amd_employees": focus["by_amd_employees"]},
+        report,
+        counts={**report.counts, "focus_items": focus["items"], "focus_by_amd_employees": focus["by_vendor_employees"]},
         metrics=_rate(data),
-        topics=[_topic(t, lang) for t in topics],
+        topics=[_topic(t, _names(report)) for t in topics],
         items=_topic_members(data, topics),
     )
 
 
-def focus_facts(ctx: dict, data: dict, lang: str) -> dict:
-    focus = data["focus"]
+def focus_facts(report: DayReport, data: DayData, focus_area) -> dict:
+    focus = data.focus
     if not focus:
-        return _pack(ctx)
-    tally = focus_tally(focus)
+        return _pack(report)
+    tally = focus_tally(focus, focus_area.highlight)
+    names = _names(report)
     return _pack(
-        ctx,
-        counts={"focus_items": tally["items"], "by_amd_employees": tally["by_amd_employees"],
-                "merged": tally["merged"], "quark_related": tally["quark"]},
-        items=[_item(i, data["known_refs"], theme=i["theme_name"][lang] or i["theme"], is_amd_author=i["vendor"])
+        report,
+        counts={"focus_items": tally["items"], "by_amd_employees": tally["by_vendor_employees"],
+                "merged": tally["merged"], "quark_related": tally["highlight"]},
+        items=[_item(i, data.known_refs, theme=i["theme_name"][names] or i["theme"], is_amd_author=i["vendor"])
                for i in focus],
     )
 
@@ -116,29 +124,30 @@ _THREAD_FIGURES = ("comments", "reviews", "commenters", "reviewers", "bot_commen
 NO_THREADS_NOTE = "this source holds no comment threads or reviews; comments is the item's total count"
 
 
-def discussions_facts(ctx: dict, data: dict, lang: str) -> dict:
+def discussions_facts(report: DayReport, data: DayData, focus_area) -> dict:
     threads = has_comment_threads(data)
     items = []
-    for i in data["hot"]:
+    for i in data.hot:
         people, quotes = thread_voices(data, i["number"])
-        extra = {"participants": len(people), "comment_excerpts": quotes} if threads else {}
-        items.append(_item(i, data["known_refs"], score=round(float(i["score"]), 2), **extra))
-    return _pack(ctx, items=items, notes=None if threads else [NO_THREADS_NOTE])
+        excerpts = [{"author": q.author, "text": q.text} for q in quotes]
+        extra = {"participants": len(people), "comment_excerpts": excerpts} if threads else {}
+        items.append(_item(i, data.known_refs, score=round(float(i["score"]), 2), **extra))
+    return _pack(report, items=items, notes=None if threads else [NO_THREADS_NOTE])
 
 
-def topics_facts(ctx: dict, data: dict, lang: str) -> dict:
-    topics = data["topics"]
-    return _pack(ctx, topics=[_topic(t, lang) for t in topics], items=_topic_members(data, topics))
+def topics_facts(report: DayReport, data: DayData, focus_area) -> dict:
+    topics = data.topics
+    return _pack(report, topics=[_topic(t, _names(report)) for t in topics], items=_topic_members(data, topics))
 
 
-def key_changes_facts(ctx: dict, data: dict, lang: str) -> dict:
-    known = data["known_refs"]
-    return _pack(ctx, items=[_item(i, known, topics=i["reason"], status=i["status"]) for i in data["key_changes"]])
+def key_changes_facts(report: DayReport, data: DayData, focus_area) -> dict:
+    known = data.known_refs
+    return _pack(report, items=[_item(i, known, topics=i["reason"], status=i["status"]) for i in data.key_changes])
 
 
-def activity_facts(ctx: dict, data: dict, lang: str) -> dict:
-    a = data["activity"]
-    counts = {**ctx["counts"], "pr_authors": a["pr_authors"], "stale_closed": a["stale_closed"],
+def activity_facts(report: DayReport, data: DayData, focus_area) -> dict:
+    a = data.activity
+    counts = {**report.counts, "pr_authors": a["pr_authors"], "stale_closed": a["stale_closed"],
               "comments": a["comments"], "reviews": a["reviews"], "people": a["humans"]}
     # rounded so that float noise cannot change the cache key of the same day
     metrics = {**{
@@ -150,16 +159,16 @@ def activity_facts(ctx: dict, data: dict, lang: str) -> dict:
         counts = {k: v for k, v in counts.items() if k not in _THREAD_FIGURES}
         metrics = {k: v for k, v in metrics.items() if k not in _THREAD_FIGURES}
         notes = [NO_THREADS_NOTE]
-    return _pack(ctx, counts=counts, metrics=metrics, notes=notes,
+    return _pack(report, counts=counts, metrics=metrics, notes=notes,
                  top_authors=[{"author": plain_inline(n, 80), "prs": k} for n, k in a["top_authors"]])
 
 
-def notable_facts(ctx: dict, data: dict, lang: str) -> dict:
-    return _pack(ctx, items=[_item(i, data["known_refs"], topics=i["reason"]) for i in data["notable"]])
+def notable_facts(report: DayReport, data: DayData, focus_area) -> dict:
+    return _pack(report, items=[_item(i, data.known_refs, topics=i["reason"]) for i in data.notable])
 
 
-def _rate(data: dict) -> dict:
-    rate = data["activity"]["merge_rate"]
+def _rate(data: DayData) -> dict:
+    rate = data.activity["merge_rate"]
     return {} if rate is None else {"merge_rate": round(rate, 4)}
 
 
@@ -174,8 +183,6 @@ FACTS = {
 }
 
 
-def attach_facts(sections: dict, ctx: dict, data: dict, languages) -> None:
-    """Put each section's pack beside its deterministic text, as ``facts_<lang>``."""
-    for name, build in FACTS.items():
-        for lang in languages:
-            sections[name][f"facts_{lang}"] = build(ctx, data, lang)
+def facts_packs(report: DayReport, focus_area) -> dict[str, dict]:
+    """Each section's pack for one day in one language, from the rows the report was built from."""
+    return {name: build(report, report.data, focus_area) for name, build in FACTS.items()}

@@ -1,11 +1,11 @@
 """Put the grounded LLM narrative in place of the analysis sections' bodies.
 
-Runs between building the days' contexts and rendering them, so every format
-prints the same chosen body: ``sections[name][lang]`` becomes the LLM text made
-safe Markdown, ``narrative_<lang>`` the same text as blocks for the HTML
-templates, and ``body_source_<lang>`` says "llm", "cache" or "deterministic".
-The header and the appendix are never touched; with the layer off nothing in
-the context changes.
+Runs between building the days' reports and rendering them, so every format
+prints the same chosen body: a section's ``markdown`` becomes the LLM text made
+safe Markdown, its ``narrative`` the same text as blocks for the HTML template,
+and its ``body_source`` says "llm", "cache" or "deterministic". The reports are
+frozen: narrated ones are new copies. The header and the appendix are never
+touched; with the layer off the reports come back as they went in.
 
 The warehouse is written only to save new responses: one short transaction per
 day, on a connection opened after that day's calls are done.
@@ -13,32 +13,37 @@ day, on a connection opened after that day's calls are done.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Callable, ContextManager
 
 import duckdb
 
-from vllm_digest.narrative import PROMPT_VERSION, SECTION_IDS, NarrativeConfig, SectionInput, narrate_sections
+from vllm_digest.narrative import PROMPT_VERSION, NarrativeConfig, SectionInput, narrate_sections
+from vllm_digest.narrative.blocks import narrative_blocks
 from vllm_digest.narrative.cache import BatchedStore, cache_key
+from vllm_digest.narrative.facts import facts_packs
 from vllm_digest.narrative.provider import Breaker
 from vllm_digest.report.markdown_safe import md_block
-from vllm_digest.report.narrative_blocks import narrative_blocks
+from vllm_digest.report.model import DayReport
+from vllm_digest.taxonomy import FocusArea
+
+# one day's reports, one per language
+Day = tuple[DayReport, ...]
 
 
-def _inputs(ctx: dict, lang: str) -> dict[str, SectionInput]:
-    sections = ctx["sections"]
-    return {name: SectionInput(sections[name][f"facts_{lang}"], sections[name][lang]) for name in SECTION_IDS}
+def _inputs(report: DayReport, focus: FocusArea) -> dict[str, SectionInput]:
+    packs = facts_packs(report, focus)
+    return {s.id: SectionInput(packs[s.id], s.markdown) for s in report.sections}
 
 
-def prefetch_cache(
-    con: duckdb.DuckDBPyConnection, config: NarrativeConfig, contexts: list[dict], languages
-) -> BatchedStore:
+def prefetch_cache(con: duckdb.DuckDBPyConnection, config: NarrativeConfig, days: list[Day], focus: FocusArea) -> BatchedStore:
     """The cached responses the run can use, read on the report's read-only connection."""
     if not config.enabled or config.refresh:
         return BatchedStore()
     keys = [
-        cache_key(config.model, name, lang, inp.facts)
-        for ctx in contexts for lang in languages for name, inp in _inputs(ctx, lang).items()
+        cache_key(config.model, name, report.language, inp.facts)
+        for day in days for report in day for name, inp in _inputs(report, focus).items()
     ]
     return BatchedStore.load(con, keys)
 
@@ -78,38 +83,47 @@ class NarrationSummary:
 def narrate_reports(
     connect: Callable[[], ContextManager[duckdb.DuckDBPyConnection]],
     config: NarrativeConfig,
-    contexts: list[dict],
-    languages,
+    days: list[Day],
+    focus: FocusArea,
     store: BatchedStore,
-) -> NarrationSummary:
-    """Narrate every day and language in place; ``connect`` opens a writable warehouse
-    connection (``WarehouseResource.connect``) and is called only when there is
-    something new to save."""
+) -> tuple[list[Day], NarrationSummary]:
+    """Every day and language narrated, as new reports; ``connect`` opens a writable warehouse
+    connection (``WarehouseResource.connect``) and is called only when there is something new to save."""
     summary = NarrationSummary(config.provider_label, config.model)
     if not config.enabled:
-        return summary
-    many = len(contexts) > 1
+        return days, summary
+    many = len(days) > 1
     breaker = Breaker()
-    for ctx in contexts:
-        for lang in languages:
-            result = narrate_sections(store, config, lang, _inputs(ctx, lang), breaker)
+    out: list[Day] = []
+    for day in days:
+        narrated = []
+        for report in day:
+            lang = report.language
+            result = narrate_sections(store, config, lang, _inputs(report, focus), breaker)
             meta = result.metadata
             for key in ("calls", "cache_hits", "tokens_in", "tokens_out"):
                 setattr(summary, key, getattr(summary, key) + meta[key])
+            chosen = {}
             for name, outcome in meta["sections"].items():
-                label = f"{ctx['day']} {lang}/{name}" if many else f"{lang}/{name}"
+                label = f"{report.day} {lang}/{name}" if many else f"{lang}/{name}"
                 summary.sources[label] = outcome["source"]
                 if name in meta["fallbacks"]:
                     summary.fallbacks[label] = {"reason": outcome["reason"], "violations": outcome["violations"]}
                 if outcome["source"] != "deterministic":
-                    _choose(ctx["sections"][name], lang, result.sections[name], outcome["source"])
+                    chosen[name] = (result.sections[name], outcome["source"])
+            narrated.append(_choose(report, chosen))
+        out.append(tuple(narrated))
         if store.pending:
             with connect() as con:
                 store.flush(con)
-    return summary
+    return out, summary
 
 
-def _choose(section: dict, lang: str, text: str, source: str) -> None:
-    section[lang] = md_block(text)
-    section[f"narrative_{lang}"] = narrative_blocks(text)
-    section[f"body_source_{lang}"] = source
+def _choose(report: DayReport, chosen: dict[str, tuple[str, str]]) -> DayReport:
+    """The report with each chosen section's body replaced by its LLM text."""
+    sections = tuple(
+        dataclasses.replace(s, markdown=md_block(chosen[s.id][0]), narrative=tuple(narrative_blocks(chosen[s.id][0])),
+                            body_source=chosen[s.id][1]) if s.id in chosen else s
+        for s in report.sections
+    )
+    return dataclasses.replace(report, sections=sections)

@@ -10,10 +10,11 @@ from vllm_digest.assets.common import (
     context_windows,
     day_span,
 )
+from vllm_digest.narrative.narration import narrate_reports, prefetch_cache
 from vllm_digest.narrative.resource import NarrativeResource
-from vllm_digest.report.context import build_report_context
-from vllm_digest.report.queries import TABLES_READ, DayBatch
-from vllm_digest.report.narration import narrate_reports, prefetch_cache
+from vllm_digest.report.build import build_reports, featured_focus
+from vllm_digest.report.model import DayReport
+from vllm_digest.report.queries import TABLES_READ
 from vllm_digest.report.render import render_markdown, report_dir, write_report
 from vllm_digest.schedules import report_freshness_policy
 from vllm_digest.settings import RepoRef, Settings
@@ -23,6 +24,9 @@ REPORT_ASSET = "daily_report"
 
 
 def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
+    # read here so a taxonomy without a focus area stops the code location, not a run
+    focus = featured_focus(settings)
+
     @dg.asset(
         key=[*repo.key_prefix, REPORT_ASSET],
         # every table the report context reads, so the UI's lineage shows them all
@@ -50,16 +54,15 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         windows = context_windows(context, settings)
         narrative_config = narrative.narrative_config()
         with warehouse.connect(read_only=True) as con:
-            batch = DayBatch(con, repo.full_name, [w.key for w in windows])
-            contexts = [build_report_context(con, settings, repo, w, batch) for w in windows]
-            cached = prefetch_cache(con, narrative_config, contexts, settings.languages)
-        narration = narrate_reports(warehouse.connect, narrative_config, contexts, settings.languages, cached)
+            days = build_reports(con, settings, repo, windows)
+            cached = prefetch_cache(con, narrative_config, days, focus)
+        days, narration = narrate_reports(warehouse.connect, narrative_config, days, focus, cached)
         written = {}
-        for ctx in contexts:
-            written = write_report(settings, repo, ctx)
+        for day in days:
+            written = write_report(settings, repo, day)
         metadata = {
             "days": day_span(windows),
-            **report_metadata(settings, repo, contexts, written),
+            **report_metadata(settings, repo, [day[0] for day in days], written),
             **narration.metadata(),
         }
         context.log.info(f"wrote reports for {repo.full_name} {day_span(windows)}; {narration.log_line()}")
@@ -68,31 +71,32 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
     return daily_report
 
 
-def report_metadata(settings: Settings, repo: RepoRef, contexts: list[dict], written: dict) -> dict:
-    """What the UI shows for the report. Dagster copies a range run's metadata onto every day's
-    materialization, so a range run says only what is true of the whole run (the folder, which days
-    are incomplete, each day's counts by day) and never one day's counts, paths or preview."""
-    if len(contexts) == 1:
-        day = contexts[0]
+def report_metadata(settings: Settings, repo: RepoRef, reports: list[DayReport], written: dict) -> dict:
+    """What the UI shows for the report, from each day's report in the first language. Dagster copies a
+    range run's metadata onto every day's materialization, so a range run says only what is true of the
+    whole run (the folder, which days are incomplete, each day's counts by day) and never one day's
+    counts, paths or preview."""
+    if len(reports) == 1:
+        day = reports[0]
         return {
             **{f"path_{name.replace('.', '_')}": dg.MetadataValue.path(str(p)) for name, p in written.items()},
-            **day["counts"],
-            "complete": day["fetch"]["complete"],
+            **day.counts,
+            "complete": day.fetch.complete,
             # which table fed each section: a missing analytics mart shows up here, not as a crash
-            **{f"source_{k}": v["source"] for k, v in day["sections"].items()},
-            "focus_items": day["sections"]["focus"]["count"],
-            "preview": dg.MetadataValue.md(render_markdown(day, settings.languages[0])),
+            **{f"source_{s.id}": s.source for s in day.sections},
+            "focus_items": len(day.data.focus),
+            "preview": dg.MetadataValue.md(render_markdown(day)),
         }
-    incomplete = [c["day"] for c in contexts if not c["fetch"]["complete"]]
+    incomplete = [r.day for r in reports if not r.fetch.complete]
     metadata: dict = {
         "reports_dir": dg.MetadataValue.path(str(report_dir(settings, repo))),
         "complete": not incomplete,
         "incomplete_days": ", ".join(incomplete) or "none",
     }
-    if len(contexts) <= PER_DAY_METADATA_MAX_DAYS:
-        metadata["counts_by_day"] = dg.MetadataValue.json({c["day"]: c["counts"] for c in contexts})
+    if len(reports) <= PER_DAY_METADATA_MAX_DAYS:
+        metadata["counts_by_day"] = dg.MetadataValue.json({r.day: dict(r.counts) for r in reports})
     else:
         metadata["counts_total"] = dg.MetadataValue.json(
-            {name: sum(c["counts"][name] for c in contexts) for name in contexts[0]["counts"]}
+            {name: sum(r.counts[name] for r in reports) for name in reports[0].counts}
         )
     return metadata

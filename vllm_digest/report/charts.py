@@ -5,15 +5,20 @@ Every chart is a list of rows; each row is one small SVG drawn in a fixed
 (``preserveAspectRatio="none"``), with its label and value printed beside it
 in HTML. Text never goes inside the SVG, so it stays legible on a phone
 however the box is scaled. This module only computes numbers and plain
-labels; the template places them and autoescaping takes care of the text.
+labels (from the language's catalog); the template places them and autoescaping takes care of the text.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Callable
 
-from vllm_digest.report.queries import HISTORY_DAYS
+from vllm_digest.i18n import Catalog
+from vllm_digest.model import SET_NAMES
+from vllm_digest.report.data import DayData
 from vllm_digest.report.markdown_safe import plain_inline
+from vllm_digest.report.model import Bar, Chart, ChartRow, Segment, Swatch
+from vllm_digest.report.queries import HISTORY_DAYS
 from vllm_digest.report.sections import item_ref, trend_arrow
 
 VIEW_W, VIEW_H = 300, 40
@@ -22,29 +27,15 @@ TOP_PAD = 4
 SLOT = VIEW_W / HISTORY_DAYS
 BAR = SLOT * 0.7
 
-COUNT_SERIES = (
-    ("new_issues", {"zh": "新 Issue", "en": "New issues"}, "#2563eb"),
-    ("closed_issues", {"zh": "关闭 Issue", "en": "Closed issues"}, "#7c3aed"),
-    ("new_prs", {"zh": "新 PR", "en": "New PRs"}, "#0891b2"),
-    ("merged_prs", {"zh": "合并 PR", "en": "Merged PRs"}, "#16a34a"),
-    ("closed_unmerged_prs", {"zh": "关闭未合并 PR", "en": "Closed unmerged PRs"}, "#dc2626"),
-)
-# keys of data.hotness_components()["parts"], in stacking order
+# one colour per count, in SET_NAMES order (labels: the catalog's chart.series)
+COUNT_COLORS = dict(zip(SET_NAMES, ("#2563eb", "#7c3aed", "#0891b2", "#16a34a", "#dc2626")))
+# keys of data.hotness_components()["parts"], in stacking order (labels: the catalog's chart.hotness_parts)
 HOTNESS_H = 10
-HOTNESS_SERIES = (
-    ("comments", {"zh": "评论", "en": "comments"}, "#2563eb"),
-    ("participants", {"zh": "参与者", "en": "participants"}, "#f59e0b"),
-    ("reviews", {"zh": "评审", "en": "reviews"}, "#16a34a"),
-    ("reactions", {"zh": "表情回应", "en": "reactions"}, "#db2777"),
-    ("opened", {"zh": "本期新开", "en": "opened"}, "#0891b2"),
-    ("closed", {"zh": "本期关闭/合并", "en": "closed/merged"}, "#6b7280"),
-)
-TOPIC_COLOR = "#ea580c"
-NO_DATA = {
-    "counts": {"zh": "暂无每日计数数据。", "en": "No daily counts yet."},
-    "topics": {"zh": "本周期没有话题数据。", "en": "No topic data for this window."},
-    "hotness": {"zh": "本周期没有热度数据。", "en": "No hotness data for this window."},
+HOTNESS_COLORS = {
+    "comments": "#2563eb", "participants": "#f59e0b", "reviews": "#16a34a",
+    "reactions": "#db2777", "opened": "#0891b2", "closed": "#6b7280",
 }
+TOPIC_COLOR = "#ea580c"
 
 
 def num(x: float) -> str:
@@ -70,37 +61,43 @@ def _bars(values: dict[str, int], slots: list[str], current: str) -> list[dict]:
         if day not in values:
             continue
         y = _y(values[day], top)
-        bars.append({
-            "x": num(i * SLOT + (SLOT - BAR) / 2), "y": num(y), "w": num(BAR), "h": num(VIEW_H - y),
-            "title": f"{day}: {values[day]}", "current": day == current,
-        })
+        bars.append(Bar(
+            x=num(i * SLOT + (SLOT - BAR) / 2), y=num(y), w=num(BAR), h=num(VIEW_H - y),
+            title=f"{day}: {values[day]}", current=day == current,
+        ))
     return bars
 
 
-def _axis(slots: list[str]) -> dict:
-    return {"start": slots[0], "end": slots[-1]}
+def _chart(kind: str, t: Catalog, rows: list[ChartRow], height: int = VIEW_H, caption: str | None = None,
+           **extra) -> Chart:
+    return Chart(kind=kind, caption=caption if caption is not None else t(f"chart.{kind}"),
+                 no_data=t(f"chart.{kind}_none"), peak_label=t("chart.peak"), rows=tuple(rows),
+                 view=f"0 0 {VIEW_W} {height}", **extra)
 
 
-def _chart(kind: str, rows: list[dict], height: int = VIEW_H, **extra) -> dict:
-    return {"kind": kind, "empty": not rows, "no_data": NO_DATA[kind], "rows": rows,
-            "view": f"0 0 {VIEW_W} {height}", **extra}
+def count_series(t: Catalog) -> tuple[Swatch, ...]:
+    """The five counts' labels and colours, as every counts chart and table shows them."""
+    return tuple(Swatch(t(f"chart.series.{key}"), color) for key, color in COUNT_COLORS.items())
 
 
-def counts_chart(history: list[dict], day: str, counts: dict[str, int]) -> dict:
+def counts_chart(history: list[dict], day: str, counts: dict[str, int], t: Catalog,
+                 caption: str | None = None) -> Chart:
     """The five counts of the trailing days, one bar strip per count; absent days stay blank.
     ``today`` carries the day's own counts with the same labels and colours, for the page header."""
     slots = day_slots(day)
     present = [r for r in history if r["day"] in slots]
+    series = count_series(t)
     rows = []
     if present:
-        for key, label, color in COUNT_SERIES:
+        for key, swatch in zip(COUNT_COLORS, series):
             values = {r["day"]: int(r[key] or 0) for r in present}
-            rows.append({
-                "label": label, "color": color, "value": str(values.get(day, 0)),
-                "peak": str(max(values.values())), "bars": _bars(values, slots, day),
-            })
-    today = [{"label": label, "color": color, "value": str(counts[key])} for key, label, color in COUNT_SERIES]
-    return _chart("counts", rows, axis=_axis(slots), days_present=len(present), today=today)
+            rows.append(ChartRow(
+                label=swatch.label, color=swatch.color, value=str(values.get(day, 0)),
+                peak=str(max(values.values())), bars=tuple(_bars(values, slots, day)),
+            ))
+    today = tuple(Swatch(s.label, s.color, str(counts[key])) for key, s in zip(COUNT_COLORS, series))
+    return _chart("counts", t, rows, caption=caption, axis=(slots[0], slots[-1]), days_present=len(present),
+                  today=today)
 
 
 def _line(values: dict[str, int], slots: list[str]) -> dict:
@@ -109,27 +106,29 @@ def _line(values: dict[str, int], slots: list[str]) -> dict:
     line = " ".join(f"{num(x)},{num(y)}" for x, y, _ in points)
     area = (f"M{num(points[0][0])},{VIEW_H} L" + " L".join(f"{num(x)},{num(y)}" for x, y, _ in points)
             + f" L{num(points[-1][0])},{VIEW_H} Z")
-    markers = [{"x": num(x - 1.5), "y": num(max(0.0, y - 1.5)), "w": "3", "h": "3", "title": f"{d}: {values[d]}"}
-               for x, y, d in points]
+    markers = tuple(Bar(x=num(x - 1.5), y=num(max(0.0, y - 1.5)), w="3", h="3", title=f"{d}: {values[d]}")
+                    for x, y, d in points)
     return {"points": line, "area": area, "markers": markers}
 
 
-def topic_chart(topics: list[dict], history: dict[str, list[tuple[str, int]]], day: str) -> dict:
+def topic_chart(topics: list[dict], history: dict[str, list[tuple[str, int]]], day: str, t: Catalog) -> Chart:
     """Each of the day's top topics as a line of its item counts over the trailing days."""
     slots = day_slots(day)
+    names = t("language.names")
     rows = []
-    for t in topics:
-        values = {d: n for d, n in history.get(t["topic"], []) if d in slots}
-        values.setdefault(day, t["count"])
-        rows.append({
-            "label": {lang: plain_inline(t["name"][lang] or t["topic"], 60) for lang in ("zh", "en")},
-            "color": TOPIC_COLOR, "value": str(t["count"]), "arrow": trend_arrow(t),
-            "peak": str(max(values.values())), **_line(values, slots),
-        })
-    return _chart("topics", rows, axis=_axis(slots))
+    for topic in topics:
+        values = {d: n for d, n in history.get(topic["topic"], []) if d in slots}
+        values.setdefault(day, topic["count"])
+        rows.append(ChartRow(
+            label=plain_inline(topic["name"][names] or topic["topic"], 60),
+            color=TOPIC_COLOR, value=str(topic["count"]), arrow=trend_arrow(topic),
+            peak=str(max(values.values())), **_line(values, slots),
+        ))
+    return _chart("topics", t, rows, axis=(slots[0], slots[-1]))
 
 
-def hotness_chart(parts: list[dict], items: dict[int, dict], url_for) -> dict:
+def hotness_chart(parts: list[dict], items: dict[int, dict], url_for: Callable[[str, int], str] | None,
+                  t: Catalog) -> Chart:
     """The top items' hotness as stacked bars of its stored components, on one shared scale."""
     top = max((p["score"] for p in parts), default=0.0)
     rows = []
@@ -138,27 +137,27 @@ def hotness_chart(parts: list[dict], items: dict[int, dict], url_for) -> dict:
         kind = item.get("kind", "issue")
         x = 0.0
         segments = []
-        for key, label, color in HOTNESS_SERIES:
+        for key, color in HOTNESS_COLORS.items():
             value = p["parts"].get(key, 0.0)
             if value <= 0:
                 continue
             w = value / top * VIEW_W
-            segments.append({"x": num(x), "w": num(w), "color": color,
-                             "title": {lang: f"{label[lang]}: {num(value)}" for lang in label}})
+            segments.append(Segment(x=num(x), w=num(w), color=color,
+                                    title=f"{t(f'chart.hotness_parts.{key}')}: {num(value)}"))
             x += w
-        rows.append({
-            "number": p["number"], "url": url_for(kind, p["number"]),
-            "ref": item_ref(kind, p["number"]),
-            "title": plain_inline(item.get("title"), 120), "value": num(p["score"]), "segments": segments,
-        })
-    legend = [{"label": label, "color": color} for _, label, color in HOTNESS_SERIES]
-    return _chart("hotness", rows, height=HOTNESS_H, bar_h=str(HOTNESS_H), legend=legend)
+        rows.append(ChartRow(
+            label=plain_inline(item.get("title"), 120), color="", value=num(p["score"]),
+            number=p["number"], url=url_for(kind, p["number"]), ref=item_ref(kind, p["number"], t),
+            segments=tuple(segments),
+        ))
+    legend = tuple(Swatch(t(f"chart.hotness_parts.{key}"), color) for key, color in HOTNESS_COLORS.items())
+    return _chart("hotness", t, rows, height=HOTNESS_H, bar_h=str(HOTNESS_H), legend=legend)
 
 
-def build_charts(context: dict, data: dict, url_for) -> dict:
-    """The three charts of a day's HTML report, from what data.gather() read."""
+def build_charts(data: DayData, t: Catalog, url_for: Callable[[str, int], str]) -> dict[str, Chart]:
+    """The three charts of a day's HTML report in one language, from what data.gather() read."""
     return {
-        "counts": counts_chart(data["count_history"], context["day"], context["counts"]),
-        "topics": topic_chart(data["topics"], data["topic_history"], context["day"]),
-        "hotness": hotness_chart(data["hotness_parts"], data["items"], url_for),
+        "counts": counts_chart(data.count_history, data.day, data.counts, t),
+        "topics": topic_chart(data.topics, data.topic_history, data.day, t),
+        "hotness": hotness_chart(data.hotness_parts, data.items, url_for, t),
     }

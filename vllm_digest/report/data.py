@@ -1,12 +1,43 @@
 """What the seven sections, the charts and the narrative's facts need of one day, from the rows the
 report SQL read for it (``report/queries.py``): mart rows joined to their items, grouped per item.
+It is the same for every language.
 
 Every value is raw warehouse text; sections.py makes it safe.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from vllm_digest.model import SET_NAMES
 from vllm_digest.report.queries import HOTNESS_PARTS, LIMITS
+from vllm_digest.taxonomy import NAME_FIELDS
+
+
+class ReportDataMissing(LookupError):
+    """The marts hold no rows for the day asked for."""
+
+
+@dataclass(frozen=True)
+class DayData:
+    """One day as the report SQL read it; rows are dicts of warehouse values."""
+
+    day: str
+    counts: dict[str, int]  # the five counts, in SET_NAMES order
+    manifest: dict  # source, semantics, complete, incomplete_reasons
+    members: list[dict]  # mart_five_sets rows: set_name, number, kind, title, ..., newest first per set
+    items: dict[int, dict]  # number -> core_items row
+    known_refs: frozenset[int]  # the #N cited in the day's texts that are items of the repository
+    comments: dict[int, list[dict]]  # number -> the window's comments and reviews, oldest first
+    focus: list[dict]  # items of the focus area with theme, names and vendor flag
+    hot: list[dict]  # the hot discussions with their score
+    topics: list[dict]  # listed topics with names, count, trend and member numbers
+    key_changes: list[dict]
+    notable: list[dict]
+    activity: dict  # merge rate, PR authors, top authors, stale closed issues, people, mart row as `extra`
+    count_history: list[dict]
+    topic_history: dict[str, list[tuple[str, int]]]
+    hotness_parts: list[dict]
 
 
 def _with_items(found: list[dict], items: dict[int, dict], **extra) -> list[dict]:
@@ -30,7 +61,7 @@ def focus_items(found: list[dict], items) -> list[dict]:
         found,
         items,
         theme=lambda r: r["theme_id"],
-        theme_name=lambda r: {"zh": r["theme_zh"], "en": r["theme_en"]},
+        theme_name=lambda r: {f: r[f"theme_{f}"] for f in NAME_FIELDS},
         vendor=lambda r: bool(r["is_vendor_employee"]),
     )
 
@@ -57,7 +88,7 @@ def topics(found: list[dict], member_rows: list[dict]) -> list[dict]:
     return [
         {
             "topic": r["topic_id"],
-            "name": {"zh": r["topic_zh"], "en": r["topic_en"]},
+            "name": {f: r[f"topic_{f}"] for f in NAME_FIELDS},
             "count": int(r["items"]),
             "ratio": r["items_ratio"],
             "rising": bool(r["rising"]),
@@ -107,21 +138,29 @@ def count_history(found: list[dict]) -> list[dict]:
     return [{**r, "day": r["day"].isoformat()} for r in found]
 
 
-def gather(found: dict[str, list[dict]]) -> dict:
-    """What the sections need for one day, from ``DayBatch.day(day)``."""
+def gather(repo: str, day: str, found: dict[str, list[dict]]) -> DayData:
+    """What the report needs of one day of ``repo``, from ``DayBatch.day(day)``."""
+    if not found["daily_counts"]:
+        raise ReportDataMissing(
+            f"no mart_daily_counts row for {repo} {day}: materialize the warehouse assets for that day first"
+        )
     items = {r["number"]: r for r in found["items"]}
     found_topics = topics(found["topics"], found["topic_members"])
-    return {
-        "items": items,
-        "known_refs": {r["number"] for r in found["known_refs"]},
-        "comments": _grouped(found["comments"], "number"),
-        "focus": focus_items(found["focus"], items),
-        "hot": hot_items(found["hotness"], items),
-        "topics": found_topics,
-        "key_changes": key_changes(found["key_changes"], items),
-        "notable": notable(found["notable"], items),
-        "activity": activity(found["people"], found["activity"], found["top_authors"], found["stale_closed"]),
-        "count_history": count_history(found["count_history"]),
-        "topic_history": topic_history(found["topic_history"], [t["topic"] for t in found_topics]),
-        "hotness_parts": hotness_components(found["hotness"]),
-    }
+    return DayData(
+        day=day,
+        counts={k: int(found["daily_counts"][0][k]) for k in SET_NAMES},
+        manifest=found["manifest"][0],
+        members=found["members"],
+        items=items,
+        known_refs=frozenset(r["number"] for r in found["known_refs"]),
+        comments=_grouped(found["comments"], "number"),
+        focus=focus_items(found["focus"], items),
+        hot=hot_items(found["hotness"], items),
+        topics=found_topics,
+        key_changes=key_changes(found["key_changes"], items),
+        notable=notable(found["notable"], items),
+        activity=activity(found["people"], found["activity"], found["top_authors"], found["stale_closed"]),
+        count_history=count_history(found["count_history"]),
+        topic_history=topic_history(found["topic_history"], [t["topic"] for t in found_topics]),
+        hotness_parts=hotness_components(found["hotness"]),
+    )

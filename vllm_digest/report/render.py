@@ -1,18 +1,17 @@
-"""Render a day's context with Jinja2 and write the report files."""
+"""Render a day's reports with Jinja2 and the language's catalog, and write the report files."""
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 from pathlib import Path
 
 import jinja2
 
 from vllm_digest.files import atomic_write_text
-from vllm_digest.report.context import summary_json
+from vllm_digest.report.model import DayReport
 from vllm_digest.settings import RepoRef, Settings
-
-LANGUAGE_NAMES = {"zh": "中文", "en": "English"}
 
 
 @functools.lru_cache(maxsize=2)
@@ -27,8 +26,8 @@ def _environment(autoescape: bool) -> jinja2.Environment:
     )
 
 
-def render_markdown(context: dict, language: str) -> str:
-    return _environment(False).get_template(f"report.{language}.md.j2").render(**context)
+def render_markdown(report: DayReport) -> str:
+    return _environment(False).get_template("report.md.j2").render(report=report, t=report.catalog.tree)
 
 
 def render_html_template(name: str, **values) -> str:
@@ -51,24 +50,51 @@ def page_links(settings: Settings, repo: RepoRef, day: str, language: str) -> di
         "index": relative_href(settings.site_dir / "index.html", report_dir(settings, repo)),
         "markdown": f"{day}.{language}.md",
         "languages": [
-            {"lang": lang, "label": LANGUAGE_NAMES[lang], "href": f"{day}.{lang}.html", "current": lang == language}
+            {"lang": lang, "label": settings.catalog(lang)("language.name"), "href": f"{day}.{lang}.html",
+             "current": lang == language}
             for lang in settings.languages
         ],
     }
 
 
-def render_html(context: dict, language: str, links: dict) -> str:
-    return render_html_template(f"report.{language}.html.j2", **context, links=links)
+def render_html(report: DayReport, links: dict) -> str:
+    return render_html_template("report.html.j2", report=report, t=report.catalog.tree, links=links)
 
 
-def write_report(settings: Settings, repo: RepoRef, context: dict) -> dict[str, Path]:
+def summary_json(reports: tuple[DayReport, ...]) -> str:
+    """``<day>.json``: the window, the five counts and the five lists' numbers, plus each language's
+    summary paragraph and the hottest items that the site's feed shows."""
+    first = reports[0]
+    hot = first.section("discussions").groups
+    doc = {
+        "repo": first.repo,
+        "day": first.day,
+        "window": {"start": first.window.start, "end": first.window.end, "timezone": first.window.timezone},
+        "counts": dict(first.counts),
+        "lists": {name: [i.number for i in items] for name, items in first.lists.items()},
+        "fetch": {
+            "source": first.fetch.source,
+            "semantics": first.fetch.semantics,
+            "complete": first.fetch.complete,
+            "incomplete_reasons": list(first.fetch.incomplete_reasons),
+        },
+        "summary": {r.language: r.section("summary").lead for r in reports},
+        "hot": [{"number": e.number, "kind": e.kind, "title": e.title} for g in hot for e in g.items],
+    }
+    text = json.dumps(doc, ensure_ascii=False, indent=2)
+    # titles travel in it: escaped like this, the file stays inert even when pasted into HTML
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
+
+
+def write_report(settings: Settings, repo: RepoRef, reports: tuple[DayReport, ...]) -> dict[str, Path]:
     """Write ``<day>.<lang>.md`` and ``.html`` per language and ``<day>.json``; returns name -> path."""
     folder = report_dir(settings, repo)
-    day = context["day"]
+    day = reports[0].day
     written: dict[str, Path] = {}
-    for lang in settings.languages:
-        written[f"{lang}.md"] = atomic_write_text(folder / f"{day}.{lang}.md", render_markdown(context, lang))
-        html = render_html(context, lang, page_links(settings, repo, day, lang))
+    for report in reports:
+        lang = report.language
+        written[f"{lang}.md"] = atomic_write_text(folder / f"{day}.{lang}.md", render_markdown(report))
+        html = render_html(report, page_links(settings, repo, day, lang))
         written[f"{lang}.html"] = atomic_write_text(folder / f"{day}.{lang}.html", html)
-    written["json"] = atomic_write_text(folder / f"{day}.json", summary_json(context))
+    written["json"] = atomic_write_text(folder / f"{day}.json", summary_json(reports))
     return written

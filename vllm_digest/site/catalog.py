@@ -16,7 +16,7 @@ from pathlib import Path
 
 from vllm_digest.model import SET_NAMES
 from vllm_digest.report.markdown_safe import plain_inline
-from vllm_digest.report.render import LANGUAGE_NAMES, report_dir
+from vllm_digest.report.render import report_dir
 from vllm_digest.settings import RepoRef, Settings
 
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
@@ -87,8 +87,8 @@ def _hot(path: Path, doc: dict) -> tuple[HotItem, ...]:
     return tuple(out)
 
 
-def read_day(path: Path, repo: RepoRef) -> ReportDay:
-    """One ``<day>.json``, checked against its name and repo."""
+def read_day(path: Path, repo: RepoRef, languages: tuple[str, ...]) -> ReportDay:
+    """One ``<day>.json``, checked against its name and repo; pages and summaries in ``languages``."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -104,7 +104,7 @@ def read_day(path: Path, repo: RepoRef) -> ReportDay:
     if not isinstance(summary, dict):
         raise _fail(path, "summary is not an object", summary)
     pages = {
-        lang: page for lang in LANGUAGE_NAMES if (page := path.with_name(f"{day}.{lang}.html")).is_file()
+        lang: page for lang in languages if (page := path.with_name(f"{day}.{lang}.html")).is_file()
     }
     return ReportDay(
         repo=repo,
@@ -113,7 +113,7 @@ def read_day(path: Path, repo: RepoRef) -> ReportDay:
         end=_moment(path, doc, "end"),
         counts=_counts(path, doc),
         complete=bool((doc.get("fetch") or {}).get("complete", True)),
-        summary={lang: plain_inline(str(text), 2000) for lang, text in summary.items() if lang in LANGUAGE_NAMES},
+        summary={lang: plain_inline(str(text), 2000) for lang, text in summary.items() if lang in languages},
         hot=_hot(path, doc),
         pages=pages,
     )
@@ -125,7 +125,7 @@ def repo_days(settings: Settings, repo: RepoRef) -> list[ReportDay]:
     if not folder.is_dir():
         return []
     files = sorted((p for p in folder.iterdir() if _DAY_FILE.match(p.name)), reverse=True)
-    return [read_day(p, repo) for p in files]
+    return [read_day(p, repo, settings.languages) for p in files]
 
 
 def catalog(settings: Settings) -> dict[RepoRef, list[ReportDay]]:

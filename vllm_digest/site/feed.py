@@ -12,8 +12,8 @@ import re
 import uuid
 import xml.etree.ElementTree as ET
 
-from vllm_digest.report.context import item_url
-from vllm_digest.report.render import LANGUAGE_NAMES, relative_href, render_html_template
+from vllm_digest.report.build import item_url
+from vllm_digest.report.render import relative_href, render_html_template
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.site.catalog import ReportDay
 
@@ -49,12 +49,9 @@ def rfc3339(day: ReportDay) -> str:
 
 
 def entry_title(settings: Settings, day: ReportDay) -> str:
-    c = day.counts
-    return (
-        f"{settings.display_name(day.repo)} {day.day}: {c['new_issues']} new issues, {c['closed_issues']} closed, "
-        f"{c['new_prs']} new PRs, {c['merged_prs']} merged, {c['closed_unmerged_prs']} closed without merge"
-        + ("" if day.complete else " (incomplete data)")
-    )
+    t = settings.catalog(settings.feed_language)
+    title = t("feed.entry", name=settings.display_name(day.repo), day=day.day, **day.counts)
+    return title + ("" if day.complete else t("feed.incomplete"))
 
 
 def entry_content(settings: Settings, day: ReportDay) -> str:
@@ -63,21 +60,22 @@ def entry_content(settings: Settings, day: ReportDay) -> str:
         {"url": item_url(settings, day.repo, h.kind, h.number), "ref": f"#{h.number}", "title": h.title}
         for h in day.hot
     ]
-    summaries = [{"lang": lang, "text": day.summary[lang]} for lang in LANGUAGE_NAMES if lang in day.summary]
+    summaries = [{"lang": lang, "text": day.summary[lang]} for lang in settings.languages if lang in day.summary]
     return render_html_template("feed_entry.html.j2", summaries=summaries, hot=hot)
 
 
 def atom_feed(settings: Settings, days: list[ReportDay]) -> str:
     """The feed over ``days`` (any order; written newest first)."""
     days = sorted(days, key=lambda d: (d.end, d.repo.full_name), reverse=True)
+    t = settings.catalog(settings.feed_language)
     names = ", ".join(settings.display_name(r) for r in settings.repos)
-    root = ET.Element("feed", {"xmlns": ATOM, XML_LANG: "en"})
+    root = ET.Element("feed", {"xmlns": ATOM, XML_LANG: settings.feed_language})
     if settings.site_url:
         # RFC 4287 resolves the relative links below against xml:base: absolute once published
         root.set(XML_BASE, settings.site_url)
     _sub(root, "id", feed_id(settings))
-    _sub(root, "title", f"{names} development digest")
-    _sub(root, "subtitle", "Daily digests of GitHub activity, built by vllm-digest")
+    _sub(root, "title", t("feed.title", names=names))
+    _sub(root, "subtitle", t("feed.subtitle"))
     # an empty feed still needs a stable updated: the first day the settings cover
     _sub(root, "updated", rfc3339(days[0]) if days else f"{settings.start_date.isoformat()}T00:00:00Z")
     _sub(root, "link", rel="self", type="application/atom+xml", href="feed.xml")
@@ -94,8 +92,8 @@ def atom_feed(settings: Settings, days: list[ReportDay]) -> str:
         for lang, page in day.pages.items():
             _sub(entry, "link", rel="alternate", type="text/html", hreflang=lang,
                  href=relative_href(page, settings.site_dir))
-        _sub(entry, "summary", day.summary.get("en") or next(iter(day.summary.values()), entry_title(settings, day)),
-             type="text")
+        summary = day.summary.get(settings.feed_language) or next(iter(day.summary.values()), entry_title(settings, day))
+        _sub(entry, "summary", summary, type="text")
         _sub(entry, "content", entry_content(settings, day), type="html")
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from vllm_digest.report.charts import COUNT_SERIES, counts_chart
-from vllm_digest.report.render import LANGUAGE_NAMES, relative_href, render_html_template
+from vllm_digest.report.charts import COUNT_COLORS, count_series, counts_chart
+from vllm_digest.report.render import relative_href, render_html_template
 from vllm_digest.settings import Settings
 from vllm_digest.site.catalog import ReportDay
 
@@ -12,15 +12,16 @@ def _day_row(settings: Settings, day: ReportDay) -> dict:
     return {
         "day": day.day,
         "complete": day.complete,
-        "counts": [{"value": day.counts[key], "color": color} for key, _, color in COUNT_SERIES],
+        "counts": [{"value": day.counts[key], "color": color} for key, color in COUNT_COLORS.items()],
         "pages": [
-            {"lang": lang, "label": LANGUAGE_NAMES[lang], "href": relative_href(page, settings.site_dir)}
+            {"lang": lang, "label": settings.catalog(lang)("language.name"), "href": relative_href(page, settings.site_dir)}
             for lang, page in day.pages.items()
         ],
     }
 
 
 def index_context(settings: Settings, catalog: dict) -> dict:
+    t = settings.catalog(settings.languages[0])
     repos = []
     for repo, days in catalog.items():
         history = [{"day": d.day, **d.counts} for d in days]
@@ -30,13 +31,14 @@ def index_context(settings: Settings, catalog: dict) -> dict:
             "anchor": repo.slug,
             "days": [_day_row(settings, d) for d in days],
             # the newest day's trailing 30 days, drawn like a report's counts chart
-            "chart": counts_chart(history, days[0].day, days[0].counts) if days else None,
+            "chart": counts_chart(history, days[0].day, days[0].counts, t, caption=t("site.chart_counts"))
+            if days else None,
         })
     return {
-        "lang": settings.languages[0],
+        "t": t.tree,
         "names": " · ".join(r["name"] for r in repos),
         "repos": repos,
-        "series": [{"label": label, "color": color} for _, label, color in COUNT_SERIES],
+        "series": count_series(t),
         "total_days": sum(len(r["days"]) for r in repos),
         "feed": "feed.xml",
     }

@@ -1,0 +1,113 @@
+"""Build the day's reports, one ``DayReport`` per language, from the report SQL's rows.
+
+``build_reports`` is the one way in: it runs the report queries once for every day of a run
+(``queries.DayBatch``), reads each day's rows into a ``DayData`` (``data.gather``) and words it in every
+configured language with that language's catalog and the taxonomy's focus area. Templates compute
+nothing: every label, link and sentence they print is prepared here, in a stable order, so the same
+tables give the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+
+from vllm_digest.model import SET_NAMES
+from vllm_digest.partitions import DayWindow, utc_offset_label
+from vllm_digest.report.charts import build_charts
+from vllm_digest.report.data import DayData, gather
+from vllm_digest.report.markdown_safe import md_inline, plain_inline
+from vllm_digest.report.model import DayReport, Fetch, Listed, Window
+from vllm_digest.report.queries import DayBatch
+from vllm_digest.report.sections import Wording, build_sections
+from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.taxonomy import FocusArea, TaxonomyError, taxonomy_from_settings
+
+
+def local_label(moment: dt.datetime, settings: Settings) -> str:
+    local = moment.astimezone(settings.tz)
+    return f"{local:%Y-%m-%d %H:%M} ({utc_offset_label(local)})"
+
+
+def item_url(settings: Settings, repo: RepoRef, kind: str, number: int) -> str:
+    """Built from our own config, never from payload text."""
+    path = "pull" if kind == "pr" else "issues"
+    return f"{settings.github_web_url}/{repo.full_name}/{path}/{int(number)}"
+
+
+def featured_focus(settings: Settings) -> FocusArea:
+    """The focus area the report's focus section features: the taxonomy's first."""
+    taxonomy = taxonomy_from_settings(settings)
+    if not taxonomy.focus_areas:
+        raise TaxonomyError(f"taxonomy {str(taxonomy.path)!r}: the report's focus section needs a [[focus]] area")
+    return taxonomy.focus_areas[0]
+
+
+def _listed(row: dict, settings: Settings, repo: RepoRef) -> Listed:
+    labels = list(row["labels"] or [])
+    return Listed(
+        number=row["number"],
+        kind=row["kind"],
+        url=item_url(settings, repo, row["kind"], row["number"]),
+        title=plain_inline(row["title"]),
+        title_md=md_inline(row["title"]),
+        labels=tuple(plain_inline(x, 80) for x in labels),
+        labels_md=",".join(md_inline(x, 80) for x in labels),
+        author=plain_inline(row["author_login"], 80),
+        author_md=md_inline(row["author_login"], 80),
+        time_label=local_label(row["occurred_at"], settings),
+        occurred_at=row["occurred_at"].astimezone(dt.timezone.utc).isoformat(),
+    )
+
+
+def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: DayWindow, language: str) -> DayReport:
+    """One day in one language."""
+    t = settings.catalog(language)
+
+    def url_for(kind: str, number: int) -> str:
+        return item_url(settings, repo, kind, number)
+
+    charts = build_charts(data, t, url_for)
+    lists: dict[str, list[Listed]] = {name: [] for name in SET_NAMES}
+    for row in data.members:
+        lists[row["set_name"]].append(_listed(row, settings, repo))
+    manifest = data.manifest
+    return DayReport(
+        repo=repo.full_name,
+        display_name=settings.display_name(repo),
+        day=window.key,
+        language=language,
+        window=Window(
+            start=window.start.astimezone(settings.tz).isoformat(),
+            end=window.end.astimezone(settings.tz).isoformat(),
+            start_label=local_label(window.start, settings),
+            end_label=local_label(window.end, settings),
+            timezone=settings.timezone,
+        ),
+        counts=dict(data.counts),
+        fetch=Fetch(
+            source=manifest["source"],
+            semantics=manifest["semantics"],
+            complete=bool(manifest["complete"]),
+            incomplete_reasons=tuple(plain_inline(r) for r in manifest["incomplete_reasons"] or []),
+        ),
+        lists={name: tuple(items) for name, items in lists.items()},
+        sections=build_sections(data, Wording(t, featured_focus(settings), url_for), charts),
+        counts_chart=charts["counts"],
+        catalog=t,
+        data=data,
+    )
+
+
+def build_reports(
+    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, windows: list[DayWindow]
+) -> list[tuple[DayReport, ...]]:
+    """Every day of ``windows``, each as its reports in ``settings.languages`` order. The report
+    queries run once for all the days (a range run reads each table once, not once a day)."""
+    batch = DayBatch(con, repo.full_name, [w.key for w in windows])
+    out = []
+    for window in windows:
+        data = gather(repo.full_name, window.key, batch.day(window.key))
+        out.append(tuple(build_day_report(data, settings, repo, window, lang) for lang in settings.languages))
+    return out

@@ -1,0 +1,212 @@
+"""The day's report as typed, frozen values: what the templates print, and all they print.
+
+``report/build.py`` makes one ``DayReport`` per day and language from the report SQL's rows
+(``report/data.py``); the narrative may swap a section's body for a grounded LLM text
+(``dataclasses.replace``), and ``report/render.py`` prints it with the language's catalog. Every
+string here is already plain, one-line text (``plain_inline``) or, where it says so, safe Markdown.
+
+A line that mixes our words with someone's (a login in "by alice · merged", labels, the most active
+authors) is kept as *parts*: a ``str`` is ours, a ``Quote`` is untrusted, so the HTML page can isolate
+each quote in ``<bdi>`` and a right-to-left login cannot reorder the words around it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Union
+
+# the analysis sections, in the order the report prints them (the narrative writes the same ones)
+SECTION_IDS = ("summary", "focus", "discussions", "topics", "key_changes", "activity", "notable")
+
+
+@dataclass(frozen=True)
+class Quote:
+    """An untrusted piece of a line of ours."""
+
+    quote: str
+
+
+Part = Union[str, Quote]
+
+
+def joined(parts: tuple[Part, ...]) -> str:
+    """A line given as parts, as one string (Markdown, JSON and feeds print it so)."""
+    return "".join(p.quote if isinstance(p, Quote) else p for p in parts)
+
+
+@dataclass(frozen=True)
+class Comment:
+    """One voice of a thread: who, and the first sentence of what they wrote."""
+
+    author: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Item:
+    """One entry of a section: an issue or PR with its line, or (``number`` None) a fact of ours."""
+
+    number: int | None
+    kind: str | None
+    ref: str
+    url: str | None
+    title: str
+    gist: str = ""
+    meta_parts: tuple[Part, ...] = ()
+    quotes: tuple[Comment, ...] = ()
+
+    @property
+    def meta(self) -> str:
+        return joined(self.meta_parts)
+
+
+@dataclass(frozen=True)
+class Group:
+    heading: str
+    items: tuple[Item, ...]
+    # a list of short facts, which the HTML page lays out in columns
+    compact: bool = False
+
+
+@dataclass(frozen=True)
+class Bar:
+    x: str
+    y: str
+    w: str
+    h: str
+    title: str
+    current: bool = False
+
+
+@dataclass(frozen=True)
+class Segment:
+    x: str
+    w: str
+    color: str
+    title: str
+
+
+@dataclass(frozen=True)
+class ChartRow:
+    """One small SVG of a chart with its label and value beside it; the fields a kind does not use stay empty."""
+
+    label: str
+    color: str
+    value: str
+    peak: str = ""
+    bars: tuple[Bar, ...] = ()  # counts: one per day present
+    arrow: str = ""  # topics: the trend, and the line through the days present
+    points: str = ""
+    area: str = ""
+    markers: tuple[Bar, ...] = ()
+    number: int | None = None  # hotness: the item and the stacked parts of its score
+    url: str | None = None
+    ref: str = ""
+    segments: tuple[Segment, ...] = ()
+
+
+@dataclass(frozen=True)
+class Swatch:
+    """A label with its colour: the header's counts of the day, a legend entry, a column of the site's table."""
+
+    label: str
+    color: str
+    value: str = ""
+
+
+@dataclass(frozen=True)
+class Chart:
+    kind: str  # counts | topics | hotness
+    caption: str
+    no_data: str
+    peak_label: str
+    rows: tuple[ChartRow, ...]
+    view: str
+    axis: tuple[str, str] | None = None  # first and last day of the x axis
+    bar_h: str = ""
+    legend: tuple[Swatch, ...] = ()
+    today: tuple[Swatch, ...] = ()
+    days_present: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.rows
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    icon: str
+    title: str
+    source: str  # the table it was written from
+    lead: str
+    lead_parts: tuple[Part, ...]
+    groups: tuple[Group, ...] = ()
+    tail_label: str = ""
+    tail: str = ""
+    # the body as safe Markdown: the deterministic text above, or the narrative's (narrative/narration.py)
+    markdown: str = ""
+    # the narrative's body as text blocks for the HTML page (narrative/blocks.py), when it was chosen
+    narrative: tuple[Mapping[str, Any], ...] | None = None
+    body_source: str = "deterministic"  # or "llm" / "cache"
+    chart: Chart | None = None
+    chart_first: bool = False  # the chart stands above the body
+
+    @property
+    def anchor(self) -> str:
+        return self.id.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Listed:
+    """An item of one of the five lists (the appendix)."""
+
+    number: int
+    kind: str
+    url: str
+    title: str
+    title_md: str
+    labels: tuple[str, ...]
+    labels_md: str
+    author: str
+    author_md: str
+    time_label: str
+    occurred_at: str
+
+
+@dataclass(frozen=True)
+class Window:
+    start: str
+    end: str
+    start_label: str
+    end_label: str
+    timezone: str
+
+
+@dataclass(frozen=True)
+class Fetch:
+    source: str
+    semantics: str
+    complete: bool
+    incomplete_reasons: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DayReport:
+    repo: str
+    display_name: str
+    day: str
+    language: str
+    window: Window
+    counts: Mapping[str, int]  # the five counts, in SET_NAMES order
+    fetch: Fetch
+    lists: Mapping[str, tuple[Listed, ...]]  # set name -> its items, newest first
+    sections: tuple[Section, ...]
+    counts_chart: Chart
+    # the language's messages (i18n.Catalog): the templates' headings and labels
+    catalog: Any = field(default=None, repr=False, compare=False)
+    # what the report was built from (report/data.py): the narrative's facts packs read it
+    data: Any = field(default=None, repr=False, compare=False)
+
+    def section(self, section_id: str) -> Section:
+        return next(s for s in self.sections if s.id == section_id)
