@@ -14,17 +14,22 @@ import re
 from collections import defaultdict, deque
 
 from tests.openai_emulator import Reply
-from vllm_digest.narrative.prompts import _SHAPE
-from vllm_digest.narrative.validator import _BLOCK_MARKERS
+from vllm_digest.i18n import load_catalog
+from vllm_digest.narrative.prompts import voice
+from vllm_digest.narrative.validator import entry_markers
+from vllm_digest.taxonomy import load_taxonomy
 
 SIGNATURE = {"zh": "（LLM 撰写）", "en": "(written by the LLM)"}
+# the prompts and rules of the bundled catalogs, for the bundled taxonomy's project and focus area
+_TAXONOMY = load_taxonomy()
+VOICES = {lang: voice(load_catalog(lang), _TAXONOMY.focus_areas[0], _TAXONOMY.project.name) for lang in SIGNATURE}
 _FENCED = re.compile(r"\nBEGIN DATA (\w+)\n```json\n(.*)\n```\nEND DATA \1\n", re.S)
 
 
 def parse_request(body: dict) -> tuple[str, str, dict]:
     """(section, language, facts) of a first request (repairs keep the first user message)."""
     user = body["messages"][1]["content"]
-    section, lang = next(key for key, shape in _SHAPE.items() if user.startswith(shape))
+    section, lang = next((s, lang) for lang, v in VOICES.items() for s, shape in v.shapes.items() if user.startswith(shape))
     facts = json.loads(_FENCED.search(user).group(2))
     return section, lang, facts
 
@@ -38,7 +43,7 @@ def grounded_reply(section: str, lang: str, facts: dict) -> str:
     for index, item in enumerate((facts.get("items") or [])[:5], start=1):
         kind = "PR" if item.get("kind") == "pr" else "Issue"
         lines.append(f"{index}.  **{kind} #{item['number']}**")
-        for marker in _BLOCK_MARKERS.get((section, lang), ()):
+        for marker in entry_markers(VOICES[lang].catalog, section):
             lines.append(f"    *   **{marker}**{sep}#{item['number']}")
     if section == "focus":
         lines.append("")

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import SHIPPED_SAMPLE, materialize, report_path
 from test_report_golden import HEADINGS
-from tests.narrative_replies import SIGNATURE, GroundedWriter, ObedientWriter, grounded_reply, parse_request
+from tests.narrative_replies import VOICES, SIGNATURE, GroundedWriter, ObedientWriter, grounded_reply, parse_request
 from tests.openai_emulator import OpenAIEmulator, Reply
 from tests.storage_scan import files_holding
 from vllm_digest.narrative import SECTION_IDS
@@ -545,8 +545,8 @@ def test_a_cited_number_is_related_only_when_it_is_a_real_item(tmp_path, instanc
     (item,) = [i for i in packs["focus"]["items"] if i["number"] == 901]
     assert item["related"] == [902]  # 902 is in core_items; 424242 is only text
     assert 902 not in [i["number"] for i in packs["focus"]["items"]]
-    assert validate("**Issue #901** follows #902.\n\n**Summary**: ROCm.", "focus", "en", packs["focus"]) == []
-    assert validate("**Issue #901** follows #424242.\n\n**Summary**: ROCm.", "focus", "en", packs["focus"]) == [
+    assert validate("**Issue #901** follows #902.\n\n**Summary**: ROCm.", "focus", VOICES["en"].catalog, packs["focus"]) == []
+    assert validate("**Issue #901** follows #424242.\n\n**Summary**: ROCm.", "focus", VOICES["en"].catalog, packs["focus"]) == [
         "#424242 is not an item of this section"]
 
 

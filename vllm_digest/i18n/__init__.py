@@ -19,8 +19,12 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from vllm_digest.taxonomy.loader import NAME_FIELDS
+
 BUNDLED = Path(str(resources.files("vllm_digest.i18n")))
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
+# keys whose value is a choice the code acts on, not text
+CHOICES = {"language.names": NAME_FIELDS, "prompt.writing": ("cjk", "latin")}
 
 
 class CatalogError(ValueError):
@@ -181,6 +185,8 @@ def _load(language: str, path: Path, _mtime_ns: int, _size: int) -> Catalog:
         if (ref[key] is None) != isinstance(value, tuple):
             kind = "a list of strings" if ref[key] is None else "a string"
             raise CatalogError(f"{at(key)} must be {kind}")
+        if key in CHOICES and value not in CHOICES[key]:
+            raise CatalogError(f"{at(key)} must be one of {list(CHOICES[key])}, not {value!r}")
         if ref[key] is not None and placeholders(value, at(key)) != ref[key]:
             raise CatalogError(
                 f"{at(key)} must be filled with {sorted(ref[key])}, not {sorted(placeholders(value, at(key)))}: {value!r}"

@@ -97,7 +97,7 @@ def summary_facts(report: DayReport, data: DayData, focus_area) -> dict:
     topics = data.topics[:SUMMARY_TOPICS]
     return _pack(
         report,
-        counts={**report.counts, "focus_items": focus["items"], "focus_by_amd_employees": focus["by_vendor_employees"]},
+        counts={**report.counts, "focus_items": focus["items"], "focus_by_vendor_employees": focus["by_vendor_employees"]},
         metrics=_rate(data),
         topics=[_topic(t, _names(report)) for t in topics],
         items=_topic_members(data, topics),
@@ -110,11 +110,15 @@ def focus_facts(report: DayReport, data: DayData, focus_area) -> dict:
         return _pack(report)
     tally = focus_tally(focus, focus_area.highlight)
     names = _names(report)
+    counts = {"focus_items": tally["items"], "by_vendor_employees": tally["by_vendor_employees"], "merged": tally["merged"]}
+    if focus_area.highlight:
+        # the product the focus area counts on its own, and how many items mention it
+        counts["highlight_related"] = tally["highlight"]
     return _pack(
         report,
-        counts={"focus_items": tally["items"], "by_amd_employees": tally["by_vendor_employees"],
-                "merged": tally["merged"], "quark_related": tally["highlight"]},
-        items=[_item(i, data.known_refs, theme=i["theme_name"][names] or i["theme"], is_amd_author=i["vendor"])
+        highlight=focus_area.highlight,
+        counts=counts,
+        items=[_item(i, data.known_refs, theme=i["theme_name"][names] or i["theme"], is_vendor_employee=i["vendor"])
                for i in focus],
     )
 

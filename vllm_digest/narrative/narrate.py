@@ -11,7 +11,7 @@ A facts pack is plain JSON-able data, the same shape for every section:
      "counts":  {name: number, ...},          # optional: summary, activity
      "metrics": {name: number, ...},          # optional: activity (ratios 0-1 may be written as %)
      "items": [{"number": int, "kind": "issue"|"pr", "title": str, "labels": [str], "author": str,
-                "is_amd_author": bool, "state": str, "comments": int, "score": float,
+                "is_vendor_employee": bool, "state": str, "comments": int, "score": float,
                 "additions": int, "deletions": int, "files": int, "reviews": {state: int},
                 "gist": str, "comment_excerpts": [{"author": str, "text": str}],
                 "related": [int]}]}          # related: real items (in core_items) the item's text cites, citable as #N
@@ -36,7 +36,7 @@ import duckdb
 
 from vllm_digest.narrative import cache
 from vllm_digest.narrative.config import NarrativeConfig
-from vllm_digest.narrative.prompts import PROMPT_VERSION, build_messages, check_section, repair_messages
+from vllm_digest.narrative.prompts import PROMPT_VERSION, Voice, build_messages, check_section, repair_messages
 from vllm_digest.narrative.provider import Breaker, ChatProvider
 from vllm_digest.narrative.validator import validate
 
@@ -71,14 +71,15 @@ class _Outcome:
 def narrate_sections(
     store: duckdb.DuckDBPyConnection | cache.DirectStore | cache.BatchedStore,
     config: NarrativeConfig,
-    language: str,
+    voice: Voice,
     sections: Mapping[str, SectionInput],
     breaker: Breaker | None = None,
 ) -> NarrativeResult:
-    """``breaker``: share one across calls so a provider that stopped answering is not
-    waited for again by every later day and language of the run."""
+    """``voice``: the language's prompts and rules (``prompts.voice``). ``breaker``: share one across
+    calls so a provider that stopped answering is not waited for again by every later day and language
+    of the run."""
     for section_id in sections:
-        check_section(section_id, language)  # a caller bug, caught before any call is made
+        check_section(section_id)  # a caller bug, caught before any call is made
     if isinstance(store, duckdb.DuckDBPyConnection):
         store = cache.DirectStore(store)
 
@@ -89,15 +90,15 @@ def narrate_sections(
     else:
         with ChatProvider(config, breaker) as provider:
             for section_id, inp in sections.items():
-                outcomes[section_id] = _narrate_one(store, config, provider, section_id, language, inp)
+                outcomes[section_id] = _narrate_one(store, config, provider, section_id, voice, inp)
 
     result = NarrativeResult(
         sections={sid: o.text for sid, o in outcomes.items()},
-        metadata=_metadata(config, language, outcomes),
+        metadata=_metadata(config, voice.language, outcomes),
     )
     log.info(
         "narrative %s: %d call(s), %d cache hit(s), fell back: %s",
-        language, result.metadata["calls"], result.metadata["cache_hits"],
+        voice.language, result.metadata["calls"], result.metadata["cache_hits"],
         sorted(result.metadata["fallbacks"]) or "none",
     )
     return result
@@ -108,8 +109,8 @@ def _has_facts(facts: dict) -> bool:
 
 
 def _narrate_one(store, config: NarrativeConfig, provider: ChatProvider, section: str,
-                 language: str, inp: SectionInput) -> _Outcome:
-    facts = inp.facts
+                 voice: Voice, inp: SectionInput) -> _Outcome:
+    facts, language, catalog = inp.facts, voice.language, voice.catalog
     if not _has_facts(facts):
         # nothing to ground a narrative in: the deterministic "nothing today" text is the honest one
         return _Outcome(inp.deterministic_md, "deterministic", reason="no facts to narrate")
@@ -118,7 +119,7 @@ def _narrate_one(store, config: NarrativeConfig, provider: ChatProvider, section
     if not config.refresh:
         hit = store.get(key)
         # re-checked either way, so a validator changed since the verdict was stored applies to it
-        now = validate(hit.text, section, language, facts) if hit is not None else None
+        now = validate(hit.text, section, catalog, facts) if hit is not None else None
         if hit is not None and not now:
             return _Outcome(hit.text, "cache")
         if hit is not None and hit.rejected and not config.retry_rejected:
@@ -126,18 +127,18 @@ def _narrate_one(store, config: NarrativeConfig, provider: ChatProvider, section
             return _Outcome(inp.deterministic_md, "deterministic", reason=CACHED_REJECTION, violations=now)
 
     outcome = _Outcome(inp.deterministic_md, "deterministic")
-    messages = build_messages(section, language, facts)
+    messages = build_messages(section, voice, facts)
     answer = _call(provider, messages, outcome)
     if answer is None:
         return outcome
-    violations = validate(answer, section, language, facts)
+    violations = validate(answer, section, catalog, facts)
     if violations:
         log.info("narrative %s/%s: %d violation(s), asking for one repair", section, language, len(violations))
-        answer = _call(provider, repair_messages(messages, answer, violations, language), outcome)
+        answer = _call(provider, repair_messages(messages, answer, violations, voice), outcome)
         if answer is None:
             outcome.violations = violations
             return outcome
-        violations = validate(answer, section, language, facts)
+        violations = validate(answer, section, catalog, facts)
         if violations:
             outcome.reason = "grounding violations after repair"
             outcome.violations = violations

@@ -19,7 +19,7 @@ from typing import Callable, ContextManager
 
 import duckdb
 
-from vllm_digest.narrative import PROMPT_VERSION, NarrativeConfig, SectionInput, narrate_sections
+from vllm_digest.narrative import PROMPT_VERSION, NarrativeConfig, SectionInput, narrate_sections, voice
 from vllm_digest.narrative.blocks import narrative_blocks
 from vllm_digest.narrative.cache import BatchedStore, cache_key
 from vllm_digest.narrative.facts import facts_packs
@@ -99,7 +99,8 @@ def narrate_reports(
         narrated = []
         for report in day:
             lang = report.language
-            result = narrate_sections(store, config, lang, _inputs(report, focus), breaker)
+            spoken = voice(report.catalog, focus, report.display_name)
+            result = narrate_sections(store, config, spoken, _inputs(report, focus), breaker)
             meta = result.metadata
             for key in ("calls", "cache_hits", "tokens_in", "tokens_out"):
                 setattr(summary, key, getattr(summary, key) + meta[key])

@@ -15,23 +15,16 @@ quoted whole, set off as a quote (after ``: ``, ``**`` or a quote mark, up to
 ``**``, a closing quote mark or the line's end), after its own ``#N`` on the same
 line, as the prompts ask (``**PR #N: title**``): that is a quote, attributed to
 its item, not a claim.
+
+The language's rules (the markers a section's shape requires, the script an answer is written in)
+come from its message catalog (``[prompt]``).
 """
 
 from __future__ import annotations
 
 import re
 
-# markers each top-level entry (or, for focus, the whole section) must carry
-_BLOCK_MARKERS = {
-    ("discussions", "zh"): ("核心议题", "观点与争议", "结论"),
-    ("discussions", "en"): ("Core issue", "Viewpoints", "Conclusion"),
-    ("key_changes", "zh"): ("技术解读", "影响"),
-    ("key_changes", "en"): ("What changed", "Impact"),
-}
-_SECTION_MARKERS = {
-    ("focus", "zh"): ("小结",),
-    ("focus", "en"): ("**Summary**",),
-}
+from vllm_digest.i18n import Catalog
 
 _ITEM_REF = re.compile(r"#(\d+)")
 _MD_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?[^)]*\)")
@@ -64,7 +57,7 @@ _FACT_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
-def validate(text: str, section: str, language: str, facts: dict) -> list[str]:
+def validate(text: str, section: str, catalog: Catalog, facts: dict) -> list[str]:
     violations: list[str] = []
     if not text.strip():
         return ["empty output"]
@@ -82,8 +75,8 @@ def validate(text: str, section: str, language: str, facts: dict) -> list[str]:
             violations.append(f"#{ref} is not an item of this section")
 
     violations.extend(_number_violations(claims, facts, items))
-    violations.extend(_language_violations(claims, language))
-    violations.extend(_structure_violations(text, section, language))
+    violations.extend(_language_violations(claims, catalog))
+    violations.extend(_structure_violations(text, section, catalog))
     return violations
 
 
@@ -119,12 +112,13 @@ def _without_quoted_titles(text: str, facts: dict) -> str:
     return text
 
 
-def _language_violations(text: str, language: str) -> list[str]:
+def _language_violations(text: str, catalog: Catalog) -> list[str]:
     cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
-    if language == "zh" and not cjk:
-        return ["the answer must be in Chinese (zh) but holds no Chinese text"]
-    if language == "en" and cjk > latin:
-        return [f"the answer must be in English (en) but is mostly CJK text ({cjk} CJK characters, {latin} Latin letters)"]
+    name, code = catalog("prompt.english"), catalog.language
+    if catalog("prompt.writing") == "cjk" and not cjk:
+        return [f"the answer must be in {name} ({code}) but holds no {name} text"]
+    if catalog("prompt.writing") == "latin" and cjk > latin:
+        return [f"the answer must be in {name} ({code}) but is mostly CJK text ({cjk} CJK characters, {latin} Latin letters)"]
     return []
 
 
@@ -222,13 +216,21 @@ def _number_grounded(numeric: re.Match, values: set[float]) -> bool:
     return False
 
 
-def _structure_violations(text: str, section: str, language: str) -> list[str]:
+def entry_markers(catalog: Catalog, section: str) -> tuple[str, ...]:
+    """What every top-level entry of ``section`` must hold in this language ("" for none)."""
+    key = f"prompt.entry_markers.{section}"
+    return catalog.list(key) if key in catalog.messages else ()
+
+
+def _structure_violations(text: str, section: str, catalog: Catalog) -> list[str]:
     out: list[str] = []
-    fold = (lambda s: s.lower()) if language == "en" else (lambda s: s)
-    for marker in _SECTION_MARKERS.get((section, language), ()):
+    # Latin script: a model may capitalise a marker differently ("core issue")
+    fold = (lambda s: s.lower()) if catalog("prompt.writing") == "latin" else (lambda s: s)
+    key = f"prompt.section_markers.{section}"
+    for marker in catalog.list(key) if key in catalog.messages else ():
         if fold(marker) not in fold(text):
             out.append(f"missing required {marker!r}")
-    markers = _BLOCK_MARKERS.get((section, language))
+    markers = entry_markers(catalog, section)
     if markers:
         starts = [m.start() for m in _TOP_ENTRY.finditer(text)]
         blocks = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])] or [text]

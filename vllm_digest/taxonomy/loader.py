@@ -30,10 +30,10 @@ _PROJECT_KEYS = {"name", "repos"}
 # catalog says which of them its language prints (i18n: language.names)
 NAME_FIELDS = ("zh", "en")
 _RULE_KEYS = {"tags", "labels", "keywords", "patterns", "paths"}
-_TOPIC_KEYS = {"id", "zh", "en", "group", "risk"} | _RULE_KEYS
-_FOCUS_KEYS = {"id", "zh", "en", "short", "vendor", "highlight", "authors", "employee_authors", "employee_logins",
+_TOPIC_KEYS = {"id", *NAME_FIELDS, "group", "risk"} | _RULE_KEYS
+_FOCUS_KEYS = {"id", *NAME_FIELDS, "short", "vendor", "highlight", "authors", "employee_authors", "employee_logins",
                "theme"} | _RULE_KEYS
-_THEME_KEYS = {"id", "zh", "en", "default", "tags", "labels", "keywords", "patterns"}
+_THEME_KEYS = {"id", *NAME_FIELDS, "default", "tags", "labels", "keywords", "patterns"}
 _TREND_DEFAULTS = {"baseline_days": 7, "rising_ratio": 2.0, "rising_min_items": 3, "falling_ratio": 0.5}
 _LINK_DEFAULTS = {"window_minutes": 60, "min_shared_words": 3, "stopwords": []}
 
@@ -79,6 +79,10 @@ class Theme:
     en: str
     default: bool
     rules: Rules
+
+    def name(self, field: str) -> str:
+        """The theme's name in one of NAME_FIELDS."""
+        return getattr(self, field)
 
 
 @dataclass(frozen=True)
