@@ -6,9 +6,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from conftest import materialize, report_path
+from vllm_digest.definitions import build_definitions
 from vllm_digest.narrative.prompts import voice
-from vllm_digest.taxonomy import load_taxonomy, taxonomy_from_settings
+from vllm_digest.taxonomy import TaxonomyError, load_taxonomy, taxonomy_from_settings
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "intel_xpu.toml"
 DAY = "2026-03-22"
@@ -88,3 +91,10 @@ def test_another_taxonomy_leaves_no_word_of_the_bundled_one(make_settings, tmp_p
         prompts = spoken.system + "".join(spoken.shapes.values())
         assert not sorted(w for w in bundled if w in prompts), lang
         assert "XPU Watch" in spoken.system and "Intel" in spoken.shapes["focus"]
+
+
+def test_a_taxonomy_without_a_focus_area_stops_the_code_location(make_settings, tmp_path):
+    path = tmp_path / "topics_only.toml"
+    path.write_text('version = 1\n[[topic]]\nid = "x"\nzh = "甲"\nen = "X"\nkeywords = ["x"]\n', encoding="utf-8")
+    with pytest.raises(TaxonomyError, match=r"topics_only\.toml'?: the report's focus section needs a \[\[focus\]\] area"):
+        build_definitions(make_settings(VLLM_DIGEST_TAXONOMY=str(path)))

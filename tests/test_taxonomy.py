@@ -73,6 +73,10 @@ TOPIC = 'version = 1\n[[topic]]\nid = "a"\nzh = "甲"\nen = "A"\nkeywords = ["a"
      "focus area 'f'", "is not a valid regular expression"),
     (TOPIC + '[[focus]]\nid = "f"\nzh = "丙"\nen = "F"\nvendor = "V"\nlabels = ["x"]\n'
              '[[focus.theme]]\nid = "t"\nzh = "丁"\nen = "T"\n', "focus area 'f', theme 't'", "not the default theme"),
+    (TOPIC + '[project]\nname = "P"\nrepos = ["just-a-name"]\n', "[project]", "repo 'just-a-name' is not of the form owner/name"),
+    (TOPIC + '[project]\nrepos = ["o/r"]\n', "[project]", "'name' is required"),
+    (TOPIC + '[[focus]]\nid = "f"\nzh = "丙"\nen = "F"\nvendor = "V"\nhighlight = ""\nlabels = ["x"]\n',
+     "focus area 'f'", "'highlight' is required and must be a non-empty string"),
 ])
 def test_malformed_taxonomy_names_file_topic_and_reason(tmp_path, text, topic, reason):
     path = tmp_path / "bad.toml"

@@ -66,13 +66,6 @@ def first_sentence(body: str | None, limit: int = GIST_CHARS) -> str:
     return ""
 
 
-def gist(title: str | None, body: str | None) -> str:
-    """``title — first sentence`` or the title alone; plain text, one line."""
-    head = plain_inline(title, 200)
-    tail = first_sentence(body)
-    return f"{head} — {tail}" if tail else head
-
-
 def excerpt(body: str | None, limit: int = 120) -> str:
     """A short quote of a comment, markup stripped."""
     return first_sentence(body, limit) or plain_inline(_EMPHASIS.sub("", strip_markup(body or "")), limit)
