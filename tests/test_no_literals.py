@@ -19,7 +19,7 @@ def _files(*suffixes: str) -> list[Path]:
     return sorted(found)
 
 
-def _taxonomy_words() -> set[str]:
+def taxonomy_words() -> set[str]:
     """The bundled taxonomy's project, vendor, focus-area, theme and product names, and the words of
     the focus area's short name ("AMD", "ROCm")."""
     tax = load_taxonomy()
@@ -31,7 +31,7 @@ def _taxonomy_words() -> set[str]:
 
 
 def test_no_project_vendor_or_theme_name_in_code_templates_or_catalogs():
-    words = _taxonomy_words()
+    words = taxonomy_words()
     assert {"vLLM", "AMD", "ROCm", "Quark", "CI"} <= words
     found = []
     for path in [*_files(".py", ".j2", ".toml"), PACKAGE / "settings.py"]:

@@ -3,29 +3,18 @@ XPU focus area, tests/fixtures/intel_xpu.toml) the focus section, the summary, t
 the feed and the LLM prompts name that vendor, product and project, and nothing of the bundled one."""
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from conftest import materialize, report_path
+from test_no_literals import taxonomy_words
 from vllm_digest.definitions import build_definitions
 from vllm_digest.narrative.prompts import voice
-from vllm_digest.taxonomy import TaxonomyError, load_taxonomy, taxonomy_from_settings
+from vllm_digest.taxonomy import TaxonomyError, taxonomy_from_settings
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "intel_xpu.toml"
 DAY = "2026-03-22"
-
-
-def _bundled_literals() -> set[str]:
-    """The project, vendor, focus, theme and product names of the bundled taxonomy, and the words of
-    the focus area's short name ("AMD", "ROCm")."""
-    tax = load_taxonomy()
-    words = {tax.project.name}
-    for area in tax.focus_areas:
-        words |= {area.vendor, area.short, area.zh, area.en, area.highlight or "", *re.split(r"[/\s]+", area.short)}
-        words |= {name for theme in area.themes for name in (theme.zh, theme.en)}
-    return {w for w in words if w}
 
 
 def _write_sample(root: Path) -> None:
@@ -65,7 +54,7 @@ def test_another_taxonomy_leaves_no_word_of_the_bundled_one(make_settings, tmp_p
             ("feed", settings.site_dir / "feed.xml"),
         ]
     }
-    bundled = _bundled_literals()
+    bundled = taxonomy_words()
     assert {"vLLM", "AMD", "ROCm", "Quark"} <= bundled
     for name, text in outputs.items():
         found = sorted(w for w in bundled if w in text)

@@ -89,8 +89,8 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
         fetch=Fetch(
             source=manifest["source"],
             semantics=manifest["semantics"],
-            complete=bool(manifest["complete"]),
             incomplete_reasons=tuple(plain_inline(r) for r in manifest["incomplete_reasons"] or []),
+            complete=bool(manifest["complete"]),
         ),
         lists={name: tuple(items) for name, items in lists.items()},
         sections=build_sections(data, Wording(t, featured_focus(settings), url_for), charts),

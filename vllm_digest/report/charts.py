@@ -17,7 +17,7 @@ from vllm_digest.i18n import Catalog
 from vllm_digest.model import SET_NAMES
 from vllm_digest.report.data import DayData
 from vllm_digest.report.markdown_safe import plain_inline
-from vllm_digest.report.model import Bar, Chart, ChartRow, Segment, Swatch
+from vllm_digest.report.model import Chart, ChartRow, Rect, Swatch
 from vllm_digest.report.queries import HISTORY_DAYS
 from vllm_digest.report.sections import item_ref, trend_arrow
 
@@ -61,7 +61,7 @@ def _bars(values: dict[str, int], slots: list[str], current: str) -> list[dict]:
         if day not in values:
             continue
         y = _y(values[day], top)
-        bars.append(Bar(
+        bars.append(Rect(
             x=num(i * SLOT + (SLOT - BAR) / 2), y=num(y), w=num(BAR), h=num(VIEW_H - y),
             title=f"{day}: {values[day]}", current=day == current,
         ))
@@ -106,7 +106,7 @@ def _line(values: dict[str, int], slots: list[str]) -> dict:
     line = " ".join(f"{num(x)},{num(y)}" for x, y, _ in points)
     area = (f"M{num(points[0][0])},{VIEW_H} L" + " L".join(f"{num(x)},{num(y)}" for x, y, _ in points)
             + f" L{num(points[-1][0])},{VIEW_H} Z")
-    markers = tuple(Bar(x=num(x - 1.5), y=num(max(0.0, y - 1.5)), w="3", h="3", title=f"{d}: {values[d]}")
+    markers = tuple(Rect(x=num(x - 1.5), y=num(max(0.0, y - 1.5)), w="3", h="3", title=f"{d}: {values[d]}")
                     for x, y, d in points)
     return {"points": line, "area": area, "markers": markers}
 
@@ -142,7 +142,7 @@ def hotness_chart(parts: list[dict], items: dict[int, dict], url_for: Callable[[
             if value <= 0:
                 continue
             w = value / top * VIEW_W
-            segments.append(Segment(x=num(x), w=num(w), color=color,
+            segments.append(Rect(x=num(x), w=num(w), color=color,
                                     title=f"{t(f'chart.hotness_parts.{key}')}: {num(value)}"))
             x += w
         rows.append(ChartRow(

@@ -69,21 +69,17 @@ class Group:
 
 
 @dataclass(frozen=True)
-class Bar:
-    x: str
-    y: str
-    w: str
-    h: str
-    title: str
-    current: bool = False
+class Rect:
+    """A rectangle of a chart in SVG user units, with its tooltip: a day's bar, a point of a line, or a
+    part of a stacked bar (which has its own colour and spans the row's height)."""
 
-
-@dataclass(frozen=True)
-class Segment:
     x: str
     w: str
-    color: str
     title: str
+    y: str = "0"
+    h: str = ""
+    color: str = ""
+    current: bool = False  # the report's own day
 
 
 @dataclass(frozen=True)
@@ -94,15 +90,15 @@ class ChartRow:
     color: str
     value: str
     peak: str = ""
-    bars: tuple[Bar, ...] = ()  # counts: one per day present
+    bars: tuple[Rect, ...] = ()  # counts: one per day present
     arrow: str = ""  # topics: the trend, and the line through the days present
     points: str = ""
     area: str = ""
-    markers: tuple[Bar, ...] = ()
+    markers: tuple[Rect, ...] = ()
     number: int | None = None  # hotness: the item and the stacked parts of its score
     url: str | None = None
     ref: str = ""
-    segments: tuple[Segment, ...] = ()
+    segments: tuple[Rect, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -185,14 +181,18 @@ class Window:
 
 @dataclass(frozen=True)
 class Fetch:
-    source: str
-    semantics: str
-    complete: bool
+    """How the day was fetched (its manifest): the footer and, when incomplete, a warning up top."""
+
+    source: str  # sample | github
+    semantics: str  # events | snapshot
     incomplete_reasons: tuple[str, ...]
+    complete: bool
 
 
 @dataclass(frozen=True)
 class DayReport:
+    """One day of one repository in one language."""
+
     repo: str
     display_name: str
     day: str
