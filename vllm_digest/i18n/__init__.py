@@ -98,20 +98,29 @@ def reference() -> dict[str, frozenset[str] | None]:
 
 
 class Messages:
-    """One level of a catalog for templates: ``t.section.summary`` or ``t.appendix[set_name].heading``."""
+    """One level of a catalog for templates: ``t.section.summary`` or ``t.appendix[set_name].heading``
+    (attribute access that no key can shadow, unlike a dict's ``items``)."""
 
     def __init__(self, flat: dict, prefix: str = ""):
-        self._flat, self._prefix = flat, prefix
+        self._prefix = prefix
+        self._children: dict = {}
+        for key, value in flat.items():
+            head, _, rest = key.partition(".")
+            if rest:
+                self._children.setdefault(head, {})[rest] = value
+            else:
+                self._children[head] = value
+        for head, value in self._children.items():
+            if isinstance(value, dict):
+                self._children[head] = Messages(value, f"{prefix}{head}.")
 
     def __getattr__(self, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
-        key = self._prefix + name
-        if key in self._flat:
-            return self._flat[key]
-        if any(k.startswith(key + ".") for k in self._flat):
-            return Messages(self._flat, key + ".")
-        raise AttributeError(f"no message {key!r}")
+        try:
+            return self._children[name]
+        except KeyError:
+            raise AttributeError(f"no message {self._prefix}{name!r}") from None
 
     __getitem__ = __getattr__
 
@@ -138,7 +147,7 @@ class Catalog:
         value = self.messages[key]
         return value if isinstance(value, tuple) else (value,)
 
-    @property
+    @functools.cached_property
     def tree(self) -> Messages:
         return Messages(self.messages)
 

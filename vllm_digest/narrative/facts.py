@@ -22,6 +22,7 @@ from vllm_digest.report.gist import first_sentence
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.model import DayReport
 from vllm_digest.report.sections import focus_tally, has_comment_threads, item_state, thread_voices
+from vllm_digest.taxonomy import FocusArea
 
 _REF = re.compile(r"#(\d+)\b")
 SUMMARY_TOPICS = 3
@@ -92,7 +93,7 @@ def _topic_members(data: DayData, topics: list[dict]) -> list[dict]:
     return [_brief(data.items[n], data.known_refs) for n in seen]
 
 
-def summary_facts(report: DayReport, data: DayData, focus_area) -> dict:
+def summary_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     focus = focus_tally(data.focus, focus_area.highlight)
     topics = data.topics[:SUMMARY_TOPICS]
     return _pack(
@@ -104,7 +105,7 @@ def summary_facts(report: DayReport, data: DayData, focus_area) -> dict:
     )
 
 
-def focus_facts(report: DayReport, data: DayData, focus_area) -> dict:
+def focus_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     focus = data.focus
     if not focus:
         return _pack(report)
@@ -128,7 +129,7 @@ _THREAD_FIGURES = ("comments", "reviews", "commenters", "reviewers", "bot_commen
 NO_THREADS_NOTE = "this source holds no comment threads or reviews; comments is the item's total count"
 
 
-def discussions_facts(report: DayReport, data: DayData, focus_area) -> dict:
+def discussions_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     threads = has_comment_threads(data)
     items = []
     for i in data.hot:
@@ -139,17 +140,17 @@ def discussions_facts(report: DayReport, data: DayData, focus_area) -> dict:
     return _pack(report, items=items, notes=None if threads else [NO_THREADS_NOTE])
 
 
-def topics_facts(report: DayReport, data: DayData, focus_area) -> dict:
+def topics_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     topics = data.topics
     return _pack(report, topics=[_topic(t, _names(report)) for t in topics], items=_topic_members(data, topics))
 
 
-def key_changes_facts(report: DayReport, data: DayData, focus_area) -> dict:
+def key_changes_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     known = data.known_refs
     return _pack(report, items=[_item(i, known, topics=i["reason"], status=i["status"]) for i in data.key_changes])
 
 
-def activity_facts(report: DayReport, data: DayData, focus_area) -> dict:
+def activity_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     a = data.activity
     counts = {**report.counts, "pr_authors": a["pr_authors"], "stale_closed": a["stale_closed"],
               "comments": a["comments"], "reviews": a["reviews"], "people": a["humans"]}
@@ -167,7 +168,7 @@ def activity_facts(report: DayReport, data: DayData, focus_area) -> dict:
                  top_authors=[{"author": plain_inline(n, 80), "prs": k} for n, k in a["top_authors"]])
 
 
-def notable_facts(report: DayReport, data: DayData, focus_area) -> dict:
+def notable_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     return _pack(report, items=[_item(i, data.known_refs, topics=i["reason"]) for i in data.notable])
 
 
@@ -187,6 +188,6 @@ FACTS = {
 }
 
 
-def facts_packs(report: DayReport, focus_area) -> dict[str, dict]:
+def facts_packs(report: DayReport, focus_area: FocusArea) -> dict[str, dict]:
     """Each section's pack for one day in one language, from the rows the report was built from."""
     return {name: build(report, report.data, focus_area) for name, build in FACTS.items()}
