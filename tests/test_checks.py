@@ -71,7 +71,8 @@ def _land(settings, day, totals):
 
 def test_reconciliation_names_missing_number_and_incomplete_day_warns(make_settings, tmp_path):
     _synthetic_sample(tmp_path / "sample")
-    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
+    # the partitions would end with the covered 22nd: END_DATE keeps the uncovered 23rd a partition
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"), VLLM_DIGEST_END_DATE="2026-03-23")
     # the source reported issue 3 as new on the 22nd, but the landed data lacks it
     _land(settings, "2026-03-22", {"new_issues": {"count": 3, "numbers": [1, 2, 3]}, "new_prs": {"count": 0}})
     _land(settings, "2026-03-23", {"new_issues": {"count": 1, "numbers": [5]}})

@@ -1,5 +1,7 @@
 """`make demo` leaves an instance in which every asset check has a result for every day it ran."""
 
+import os
+
 import dagster as dg
 
 from conftest import project_dagster_home
@@ -33,3 +35,23 @@ def test_demo_run_evaluates_every_check_for_every_day(make_settings, tmp_path):
     assert set(found) == {(k.asset_key.path[-1], k.name, day) for k in check_keys for day in DAYS}
     assert {v[:2] for v in found.values()} == {("SUCCEEDED", True)}
     assert {v[2] for v in found.values()} == {result.run_id}  # the same single run as the assets
+
+
+def test_demo_materializes_every_partition_and_nothing_else(make_settings, tmp_path, monkeypatch, capsys):
+    from conftest import report_path
+    from vllm_digest.demo import main
+
+    # a start date near the sample's end keeps the demo to its last two days
+    settings = make_settings(VLLM_DIGEST_START_DATE="2026-03-21")
+    # main() reads the process environment, as `make demo` does: only these settings, no config file
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in os.environ if n.startswith("VLLM_DIGEST_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DAGSTER_HOME", str(project_dagster_home(tmp_path / "dagster_home")))
+    for name, value in {"VLLM_DIGEST_HOME": str(settings.home), "VLLM_DIGEST_CUTOFF": "11:39",
+                        "VLLM_DIGEST_START_DATE": "2026-03-21"}.items():
+        monkeypatch.setenv(name, value)
+    assert main() == 0
+    assert "Materialized 2026-03-21 ... 2026-03-22 in one run" in capsys.readouterr().out
+    assert report_path(settings, "2026-03-21").is_file() and report_path(settings, "2026-03-22").is_file()
+    assert not report_path(settings, "2026-03-20").exists()
