@@ -64,3 +64,33 @@ def test_every_asset_runs_a_partition_range_as_one_run(make_settings):
     policies = {key.to_user_string(): graph.get(key).backfill_policy for key in graph.get_all_asset_keys()}
     assert len(policies) == 28
     assert {k for k, p in policies.items() if p != dg.BackfillPolicy.single_run()} == set()
+
+
+def test_building_the_definitions_warns_no_beta_or_preview(make_settings):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build_definitions(make_settings(VLLM_DIGEST_REPOS="vllm-project/vllm,sgl-project/sglang"))
+    flagged = [w for w in caught if issubclass(w.category, (dg.BetaWarning, dg.PreviewWarning))]
+    assert flagged == []
+
+
+def test_a_fresh_process_loads_the_definitions_without_beta_or_preview_warnings(tmp_path):
+    """What every command (`make demo`, `dagster dev`, the CLI) does first: import the module."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VLLM_DIGEST_")}
+    env["VLLM_DIGEST_HOME"] = str(tmp_path / "home")
+    # as errors: one such warning fails the import; -W always shows every other warning, once per call
+    flags = ["-W", "always", "-W", "error::dagster.BetaWarning", "-W", "error::dagster.PreviewWarning"]
+    proc = subprocess.run(
+        [sys.executable, *flags, "-c", "import vllm_digest.definitions"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Warning" not in proc.stderr, proc.stderr[-2000:]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 import time
-import warnings
 
 import dagster as dg
 
@@ -34,7 +33,6 @@ def materialize_days(settings: Settings, instance: dg.DagsterInstance, first: st
 
 
 def main() -> int:
-    warnings.filterwarnings("ignore", category=dg.BetaWarning)
     try:
         settings = load_settings()
         keys = daily_partitions(settings).get_partition_keys()
