@@ -94,3 +94,17 @@ def test_a_fresh_process_loads_the_definitions_without_beta_or_preview_warnings(
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "Warning" not in proc.stderr, proc.stderr[-2000:]
+
+
+def test_resource_descriptions_are_plain_text_and_every_field_is_described(make_settings):
+    """The UI shows these strings as they are: RST ``markup`` or a docstring's indentation shows literally."""
+    defs = build_definitions(make_settings())
+    assert set(defs.resources) == {"warehouse", "activity_source", "narrative"}
+    for name, resource in defs.resources.items():
+        definition = resource.get_resource_definition()
+        texts = {"description": definition.description}
+        texts.update({field: spec.description for field, spec in definition.config_schema.config_type.fields.items()})
+        for what, text in texts.items():
+            assert text and len(text) > 10, (name, what)
+            assert "``" not in text and "\n" not in text, (name, what, text)
+
