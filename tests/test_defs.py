@@ -108,3 +108,14 @@ def test_resource_descriptions_are_plain_text_and_every_field_is_described(make_
             assert text and len(text) > 10, (name, what)
             assert "``" not in text and "\n" not in text, (name, what, text)
 
+
+def test_job_description_names_every_group_of_the_graph(make_settings):
+    from vllm_digest.schedules import DAILY_JOB
+
+    defs = build_definitions(make_settings())
+    graph = defs.resolve_asset_graph()
+    groups = {graph.get(k).group_name for k in graph.get_all_asset_keys()}
+    assert groups == {"ingest", "warehouse", "analytics", "report", "site"}
+    description = defs.resolve_job_def(DAILY_JOB).description
+    assert [g for g in groups if g not in description] == []
+    assert "stg -> core -> mart" in description

@@ -93,8 +93,8 @@ def build_daily_job(settings: Settings) -> dg.UnresolvedAssetJobDefinition:
         DAILY_JOB,
         selection=dg.AssetSelection.all(),
         description=(
-            "Every repository's whole graph, raw -> stg -> core -> mart -> report, "
-            "for a range of days in one run."
+            "Every repository's whole graph, ingest (raw) -> warehouse (stg -> core -> mart) -> analytics "
+            "-> report, then the site over every report, for a range of days in one run."
         ),
     )
 
