@@ -148,3 +148,32 @@ def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_sett
     month = rows_metadata(windows[:-1], rows[:-1])
     assert month["rows_by_day"].value == {w.key: n for w, n in zip(windows, rows[:-1])}
     assert rows_metadata(windows[:1], rows[:1])["dagster/row_count"] == 10
+
+
+def test_every_column_of_every_table_asset_is_described(make_settings):
+    """The UI's column schema says what each column holds, from the comment beside it in sql/schema*.sql."""
+    graph = build_definitions(make_settings()).resolve_asset_graph()
+    tables = {}
+    for key in graph.get_all_asset_keys():
+        schema = graph.get(key).metadata.get("dagster/column_schema")
+        if schema is not None:
+            tables[key.path[-1]] = schema.columns
+    assert len(tables) == 25  # 7 stg + 4 core + 2 mart + 12 analytics
+    undescribed = [(t, c.name) for t, cols in tables.items() for c in cols if not (c.description or "").strip()]
+    assert undescribed == []
+    described = {t: {c.name: c.description for c in cols} for t, cols in tables.items()}
+    assert described["mart_five_sets"]["set_name"].startswith("new_issues, closed_issues, new_prs")
+    # a description continued on a comment-only line is joined into one
+    assert described["stg_fetch_manifest"]["semantics"] == (
+        "events: closings and merges from issue events; snapshot: from the items' closed_at / merged_at as last seen"
+    )
+
+
+def test_a_schema_line_that_is_no_column_is_named_with_its_file_and_line():
+    from vllm_digest.warehouse.schema import parse_column_descriptions
+
+    text = "-- t: a table\nCREATE TABLE IF NOT EXISTS t (\n    a INTEGER, -- what a is\n    = oops\n);\n"
+    with pytest.raises(ValueError, match=r"^schema_x\.sql:4: not a column line of table t: '= oops'"):
+        parse_column_descriptions(text, "schema_x.sql")
+    good = parse_column_descriptions(text.replace("    = oops\n", "    b VARCHAR\n"), "schema_x.sql")
+    assert good == {"t": {"a": "what a is", "b": ""}}
