@@ -177,3 +177,35 @@ def test_a_schema_line_that_is_no_column_is_named_with_its_file_and_line():
         parse_column_descriptions(text, "schema_x.sql")
     good = parse_column_descriptions(text.replace("    = oops\n", "    b VARCHAR\n"), "schema_x.sql")
     assert good == {"t": {"a": "what a is", "b": ""}}
+
+
+def test_raw_landing_metadata_of_a_range_holds_for_every_day(make_settings):
+    """A range run's metadata lands on each day's event: it names the folder of all days, never the last day's."""
+    from vllm_digest.raw_store import read_day
+
+    settings = make_settings()
+    defs = build_definitions(settings)
+    raw = dg.AssetKey(["vllm_project", "vllm", "raw_activity"])
+
+    def landed(**kwargs):
+        result = dg.materialize(list(defs.assets), resources=defs.resources, selection=[raw],
+                                instance=dg.DagsterInstance.ephemeral(), **kwargs)
+        return {m.partition: m.metadata for m in result.asset_materializations_for_node("vllm_project__vllm__raw_activity")}
+
+    days = ["2026-03-20", "2026-03-21", "2026-03-22"]
+    ranged = landed(tags={"dagster/asset_partition_range_start": days[0], "dagster/asset_partition_range_end": days[-1]})
+    assert sorted(ranged) == days
+    folder = settings.raw_dir / "vllm-project" / "vllm"
+    for day in days:
+        meta = ranged[day]
+        assert "path" not in meta and meta["raw_dir"].value == str(folder)
+        assert (meta["complete"].value, meta["incomplete_days"].value) == (True, "none")
+        assert "issues_and_prs" not in meta  # the run's sum is no day's count
+    by_day = ranged[days[0]]["landed_by_day"].value
+    for day in days:  # each day's counts are what its folder holds
+        payload = read_day(settings.raw_dir, settings.repos[0], day)
+        assert by_day[day]["issues_and_prs"] == len(payload.issues) > 0
+        assert by_day[day]["events"] == len(payload.events)
+    [(day, single)] = landed(partition_key="2026-03-21").items()
+    assert single["path"].value == str(folder / "2026-03-21")
+    assert single["issues_and_prs"].value == by_day["2026-03-21"]["issues_and_prs"]

@@ -46,8 +46,13 @@ class DayPayload:
         return {kind: getattr(self, kind) for kind in PAYLOAD_KINDS}
 
 
+def repo_dir(raw_root: Path, repo: RepoRef) -> Path:
+    """The folder holding every landed day of ``repo``."""
+    return raw_root / repo.owner / repo.name
+
+
 def day_dir(raw_root: Path, repo: RepoRef, day: str) -> Path:
-    return raw_root / repo.owner / repo.name / day
+    return repo_dir(raw_root, repo) / day
 
 
 def payload_path(raw_root: Path, repo: RepoRef, day: str, kind: str) -> Path:
