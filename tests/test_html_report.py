@@ -23,7 +23,8 @@ def _metadata(result, key):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    settings = settings_at(tmp_path_factory.mktemp("home"))
+    # END_DATE makes the empty day a partition: the sample's partitions would end on its last day
+    settings = settings_at(tmp_path_factory.mktemp("home"), VLLM_DIGEST_END_DATE=EMPTY_DAY)
     ranged = materialize(settings, *RANGE)
     single = materialize(settings, EMPTY_DAY)
     return settings, ranged, single

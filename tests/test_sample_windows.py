@@ -1,9 +1,11 @@
 """Every real report window of the embedded sample, run with its own cutoff,
-reproduces that report's five lists exactly.
+reproduces that report's five lists exactly, and the counts its header states
+wherever that header agrees with its own lists.
 
-The original's stated counts are not compared: on 2026-03-05 and 2026-03-07 its
-header says 31 and 37 closed issues while its own lists hold 30 and 34. Ours
-are the list lengths by construction (mart_daily_counts counts mart_five_sets).
+Ours are the list lengths by construction (mart_daily_counts counts mart_five_sets).
+The original's header disagrees with its lists once: 2026-03-05 states 96 new PRs
+and lists 95. (Its closed issues of 2026-03-05 and 2026-03-07, 31 and 37, include
+four issues by deleted accounts, which the sample carries as GitHub's user ghost.)
 """
 
 import datetime as dt
@@ -13,6 +15,7 @@ import pytest
 from conftest import sample_windows
 from pipeline_helpers import build_sample_day, five_sets
 from vllm_digest.partitions import window_for_day
+from vllm_digest.warehouse.resource import WarehouseResource
 
 SETS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 
@@ -27,3 +30,14 @@ def test_window_reproduces_report_lists(make_settings, expected):
     got = five_sets(settings, expected["day"])
     for name in SETS:
         assert got.get(name, []) == sorted(expected["lists"][name]), name
+    with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
+        counts = dict(zip(SETS, con.execute(f"SELECT {', '.join(SETS)} FROM mart_daily_counts").fetchone()))
+    for name in SETS:
+        if expected["counts"][name] == len(expected["lists"][name]):
+            assert counts[name] == expected["counts"][name], name
+
+
+def test_the_original_headers_disagree_with_their_lists_only_once():
+    disagree = [(w["day"], name, w["counts"][name], len(w["lists"][name]))
+                for w in sample_windows() for name in SETS if w["counts"][name] != len(w["lists"][name])]
+    assert disagree == [("2026-03-05", "new_prs", 96, 95)]

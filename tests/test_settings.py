@@ -175,3 +175,28 @@ def test_credentials_in_the_base_url_are_refused_without_echoing_them():
         load_settings({"VLLM_DIGEST_LLM_BASE_URL": "https://me:hunter2@llm.example/v1", "VLLM_DIGEST_LLM_MODEL": "m"})
     assert "VLLM_DIGEST_LLM_BASE_URL" in str(err.value) and "VLLM_DIGEST_LLM_API_KEY" in str(err.value)
     assert "hunter2" not in str(err.value)
+
+
+def test_end_date_from_file_or_environment(tmp_path):
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('end_date = "2026-03-10"\n')
+    assert load_settings({"VLLM_DIGEST_CONFIG": str(cfg)}).end_date == dt.date(2026, 3, 10)
+    env = {"VLLM_DIGEST_CONFIG": str(cfg), "VLLM_DIGEST_END_DATE": "2026-03-12"}
+    assert load_settings(env).end_date == dt.date(2026, 3, 12)
+    assert load_settings({}).end_date is None
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"VLLM_DIGEST_END_DATE": "soon"}, "end date 'soon' is not a date YYYY-MM-DD"),
+        ({"VLLM_DIGEST_END_DATE": "2999-01-01"}, "end date '2999-01-01' is in the future"),
+        (
+            {"VLLM_DIGEST_START_DATE": "2026-03-05", "VLLM_DIGEST_END_DATE": "2026-03-04"},
+            "end date '2026-03-04' is before the start date '2026-03-05'",
+        ),
+    ],
+)
+def test_bad_end_date_is_named(env, message):
+    with pytest.raises(SettingsError, match=message):
+        load_settings(env)

@@ -148,3 +148,64 @@ def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_sett
     month = rows_metadata(windows[:-1], rows[:-1])
     assert month["rows_by_day"].value == {w.key: n for w, n in zip(windows, rows[:-1])}
     assert rows_metadata(windows[:1], rows[:1])["dagster/row_count"] == 10
+
+
+def test_every_column_of_every_table_asset_is_described(make_settings):
+    """The UI's column schema says what each column holds, from the comment beside it in sql/schema*.sql."""
+    graph = build_definitions(make_settings()).resolve_asset_graph()
+    tables = {}
+    for key in graph.get_all_asset_keys():
+        schema = graph.get(key).metadata.get("dagster/column_schema")
+        if schema is not None:
+            tables[key.path[-1]] = schema.columns
+    assert len(tables) == 25  # 7 stg + 4 core + 2 mart + 12 analytics
+    undescribed = [(t, c.name) for t, cols in tables.items() for c in cols if not (c.description or "").strip()]
+    assert undescribed == []
+    described = {t: {c.name: c.description for c in cols} for t, cols in tables.items()}
+    assert described["mart_five_sets"]["set_name"].startswith("new_issues, closed_issues, new_prs")
+    # a description continued on a comment-only line is joined into one
+    assert described["stg_fetch_manifest"]["semantics"] == (
+        "events: closings and merges from issue events; snapshot: from the items' closed_at / merged_at as last seen"
+    )
+
+
+def test_a_schema_line_that_is_no_column_is_named_with_its_file_and_line():
+    from vllm_digest.warehouse.schema import parse_column_descriptions
+
+    text = "-- t: a table\nCREATE TABLE IF NOT EXISTS t (\n    a INTEGER, -- what a is\n    = oops\n);\n"
+    with pytest.raises(ValueError, match=r"^schema_x\.sql:4: not a column line of table t: '= oops'"):
+        parse_column_descriptions(text, "schema_x.sql")
+    good = parse_column_descriptions(text.replace("    = oops\n", "    b VARCHAR\n"), "schema_x.sql")
+    assert good == {"t": {"a": "what a is", "b": ""}}
+
+
+def test_raw_landing_metadata_of_a_range_holds_for_every_day(make_settings):
+    """A range run's metadata lands on each day's event: it names the folder of all days, never the last day's."""
+    from vllm_digest.raw_store import read_day
+
+    settings = make_settings()
+    defs = build_definitions(settings)
+    raw = dg.AssetKey(["vllm_project", "vllm", "raw_activity"])
+
+    def landed(**kwargs):
+        result = dg.materialize(list(defs.assets), resources=defs.resources, selection=[raw],
+                                instance=dg.DagsterInstance.ephemeral(), **kwargs)
+        return {m.partition: m.metadata for m in result.asset_materializations_for_node("vllm_project__vllm__raw_activity")}
+
+    days = ["2026-03-20", "2026-03-21", "2026-03-22"]
+    ranged = landed(tags={"dagster/asset_partition_range_start": days[0], "dagster/asset_partition_range_end": days[-1]})
+    assert sorted(ranged) == days
+    folder = settings.raw_dir / "vllm-project" / "vllm"
+    for day in days:
+        meta = ranged[day]
+        assert "path" not in meta and meta["raw_dir"].value == str(folder)
+        assert (meta["complete"].value, meta["incomplete_days"].value) == (True, "none")
+        assert "issues_and_prs" not in meta  # the run's sum is no day's count
+    by_day = ranged[days[0]]["landed_by_day"].value
+    for day in days:  # each day's counts are what its folder holds
+        payload = read_day(settings.raw_dir, settings.repos[0], day)
+        assert by_day[day]["issues_and_prs"] == len(payload.issues) > 0
+        assert by_day[day]["events"] == len(payload.events)
+    [(day, single)] = landed(partition_key="2026-03-21").items()
+    assert single["path"].value == str(folder / "2026-03-21")
+    assert single["issues_and_prs"].value == by_day["2026-03-21"]["issues_and_prs"]

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 
 import dagster as dg
 
-from vllm_digest.settings import Settings
+from vllm_digest.settings import Settings, SettingsError
+from vllm_digest.sources.sample import coverage_end
 
 DAY_FORMAT = "%Y-%m-%d"
 
@@ -31,9 +32,48 @@ class DayWindow:
         return self.start <= moment < self.end
 
 
+def last_day(settings: Settings) -> dt.date | None:
+    """The last partition's day; None: the partitions run to the last closed day.
+
+    - ``end_date`` when it is set;
+    - the sample source: the last day whose whole window the sample covers (the period its
+      ``expected.json`` or ``coverage.json`` states), so the UI offers the sample's days and
+      no empty "missing" ones after them; a sample that states no coverage runs to today;
+    - the github source: None, a new day every day.
+    """
+    if settings.end_date is not None:
+        return settings.end_date
+    if settings.source != "sample":
+        return None
+    ends = [end for repo in settings.repos if (end := coverage_end(repo, settings.sample_dir)) is not None]
+    if not ends:
+        return None
+    end = max(ends)  # one partitions definition for every repo: a day beyond one repo's data is incomplete
+    day = end.astimezone(settings.tz).date()
+    while window_for_day(day.isoformat(), settings).end > end:
+        day -= dt.timedelta(days=1)
+    if day < settings.start_date:
+        raise SettingsError(
+            f"the sample's coverage ends at {end.isoformat()}, so its last whole day is {day}, before the "
+            f"start date {settings.start_date}; set an earlier start_date or an end_date"
+        )
+    return day
+
+
+def _partitions_end(last: dt.date, settings: Settings) -> dt.datetime:
+    """An ``end_date`` for Dagster that keeps ``last`` as the last partition. Dagster keeps the
+    partitions whose window ends by end_date, and reads end_date as a local wall time (first
+    occurrence), so the cutoff itself would drop ``last`` when it falls in an autumn overlap:
+    half a day after ``last`` ends lies well inside the next window (23 hours or more)."""
+    inside_next = window_for_day(last.isoformat(), settings).end + dt.timedelta(hours=12)
+    return inside_next.astimezone(settings.tz).replace(tzinfo=None)
+
+
 def daily_partitions(settings: Settings) -> dg.DailyPartitionsDefinition:
+    last = last_day(settings)
     return dg.DailyPartitionsDefinition(
         start_date=settings.start_date.strftime(DAY_FORMAT),
+        end_date=_partitions_end(last, settings) if last else None,
         timezone=settings.timezone,
         hour_offset=settings.cutoff.hour,
         minute_offset=settings.cutoff.minute,

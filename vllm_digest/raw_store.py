@@ -18,8 +18,13 @@ from vllm_digest.settings import RepoRef
 
 __all__ = ["MANIFEST", "PAYLOAD_KINDS", "DayPayload", "day_dir", "write_day"]
 
+def repo_dir(raw_root: Path, repo: RepoRef) -> Path:
+    """The folder holding every landed day of ``repo``."""
+    return raw_root / repo.owner / repo.name
+
+
 def day_dir(raw_root: Path, repo: RepoRef, day: str) -> Path:
-    return raw_root / repo.owner / repo.name / day
+    return repo_dir(raw_root, repo) / day
 
 
 def payload_path(raw_root: Path, repo: RepoRef, day: str, kind: str) -> Path:

@@ -14,7 +14,7 @@ import datetime as dt
 
 import dagster as dg
 
-from vllm_digest.partitions import window_for_day
+from vllm_digest.partitions import last_day, window_for_day
 from vllm_digest.settings import Settings
 
 DAILY_JOB = "daily_digest"
@@ -93,18 +93,27 @@ def build_daily_job(settings: Settings) -> dg.UnresolvedAssetJobDefinition:
         DAILY_JOB,
         selection=dg.AssetSelection.all(),
         description=(
-            "Every repository's whole graph, raw -> stg -> core -> mart -> report, "
-            "for a range of days in one run."
+            "Every repository's whole graph, ingest (raw) -> warehouse (stg -> core -> mart) -> analytics "
+            "-> report, then the site over every report, for a range of days in one run."
         ),
     )
 
 
 def build_daily_schedule(settings: Settings, job) -> dg.ScheduleDefinition:
+    # partitions that end (end_date, or the sample's last day) have no day for later ticks to ask for
+    last = last_day(settings)
+    ends_with = "the end_date setting" if settings.end_date else "the last day the sample covers"
+
     def evaluate(context: dg.ScheduleEvaluationContext):
         tick = context.scheduled_execution_time
         keys = days_to_refresh(settings, tick)
         if not keys:
             return dg.SkipReason(f"no day before {settings.start_date} has closed yet at {tick.isoformat()}")
+        if last is not None and dt.date.fromisoformat(keys[-1]) > last:
+            return dg.SkipReason(
+                f"the day that closed at {tick.isoformat()}, {keys[-1]}, is after the last partition "
+                f"{last} ({ends_with})"
+            )
         # The run key is the closed day: a re-evaluated tick (daemon restart)
         # does not launch a second run for the same day.
         return dg.RunRequest(

@@ -38,6 +38,7 @@ _ENV_KEYS = {
     "timezone": "VLLM_DIGEST_TIMEZONE",
     "cutoff": "VLLM_DIGEST_CUTOFF",
     "start_date": "VLLM_DIGEST_START_DATE",
+    "end_date": "VLLM_DIGEST_END_DATE",
     "languages": "VLLM_DIGEST_LANGUAGES",
     "taxonomy": "VLLM_DIGEST_TAXONOMY",
     "sample_dir": "VLLM_DIGEST_SAMPLE_DIR",
@@ -105,6 +106,9 @@ class Settings:
     timezone: str = "Asia/Shanghai"
     cutoff: dt.time = dt.time(0, 0)
     start_date: dt.date = DEFAULT_START_DATE
+    # the last partition; unset: the sample source ends with the last day its data covers,
+    # the github source runs to the last closed day (see partitions.last_day)
+    end_date: dt.date | None = None
     github_api_url: str = "https://api.github.com"
     github_web_override: str | None = None
     github_token: str | None = field(default=None, repr=False)
@@ -206,17 +210,26 @@ def _parse_cutoff(value: str) -> dt.time:
     return dt.time(int(match.group(1)), int(match.group(2)))
 
 
-def _parse_start_date(value: str | dt.date, timezone: str) -> dt.date:
+def _parse_day(value: str | dt.date, timezone: str, name: str) -> dt.date:
     if isinstance(value, dt.date):
         day = value
     else:
         try:
             day = dt.date.fromisoformat(str(value).strip())
         except ValueError:
-            raise SettingsError(f"start date {value!r} is not a date YYYY-MM-DD") from None
+            raise SettingsError(f"{name} {value!r} is not a date YYYY-MM-DD") from None
     today = dt.datetime.now(ZoneInfo(timezone)).date()
     if day > today:
-        raise SettingsError(f"start date {day.isoformat()!r} is in the future (today is {today})")
+        raise SettingsError(f"{name} {day.isoformat()!r} is in the future (today is {today})")
+    return day
+
+
+def _parse_end_date(value, timezone: str, start: dt.date) -> dt.date | None:
+    if value is None or str(value).strip() == "":
+        return None
+    day = _parse_day(value, timezone, "end date")
+    if day < start:
+        raise SettingsError(f"end date {day.isoformat()!r} is before the start date {start.isoformat()!r}")
     return day
 
 
@@ -309,6 +322,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     if source not in SOURCES:
         raise SettingsError(f"source {source!r} is not one of {list(SOURCES)}")
     timezone = _parse_timezone(str(raw.get("timezone", "Asia/Shanghai")).strip())
+    start_date = _parse_day(raw.get("start_date", DEFAULT_START_DATE), timezone, "start date")
     display_names = raw.get("display_names", {})
     if not isinstance(display_names, dict):
         raise SettingsError(f"display_names {display_names!r} must be a table repo -> name")
@@ -318,7 +332,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         repos=_parse_repos(raw.get("repos", list(DEFAULT_REPOS))),
         timezone=timezone,
         cutoff=_parse_cutoff(raw.get("cutoff", "00:00")),
-        start_date=_parse_start_date(raw.get("start_date", DEFAULT_START_DATE), timezone),
+        start_date=start_date,
+        end_date=_parse_end_date(raw.get("end_date"), timezone, start_date),
         github_api_url=_parse_api_url(str(raw.get("github_api_url", "https://api.github.com"))),
         github_web_override=(
             _parse_api_url(str(raw["github_web_url"])) if raw.get("github_web_url") else None

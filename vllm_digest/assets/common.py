@@ -19,8 +19,11 @@ def context_windows(context: dg.AssetExecutionContext, settings: Settings) -> li
     return windows_for_keys(list(context.partition_keys), settings)
 
 
-def table_schema(columns: list[tuple[str, str]]) -> dg.TableSchema:
-    return dg.TableSchema(columns=[dg.TableColumn(name, dtype) for name, dtype in columns])
+def table_schema(columns: list[tuple[str, str]], descriptions: dict[str, str] | None = None) -> dg.TableSchema:
+    descriptions = descriptions or {}
+    return dg.TableSchema(
+        columns=[dg.TableColumn(name, dtype, description=descriptions.get(name) or None) for name, dtype in columns]
+    )
 
 
 def day_span(windows: list[DayWindow]) -> str:

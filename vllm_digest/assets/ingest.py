@@ -3,10 +3,10 @@
 
 import dagster as dg
 
-from vllm_digest.assets.common import SINGLE_RUN, context_windows, day_span
+from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS, SINGLE_RUN, context_windows, day_span
 from vllm_digest.github.client import GitHubError
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import day_dir, read_day, write_day
+from vllm_digest.raw_store import DayPayload, day_dir, read_day, repo_dir, write_day
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.sources.resource import ActivitySourceResource
 
@@ -61,30 +61,55 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         context: dg.AssetExecutionContext, activity_source: ActivitySourceResource
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
-        totals = {"issues": 0, "events": 0, "comments": 0, "requests": 0}
-        incomplete: list[str] = []
+        landed: dict[str, dict] = {}
         for window in windows:
             previous = read_day(settings.raw_dir, repo, window.key)
             payload = fetch_or_fail(activity_source, repo, window, previous)
             write_day(settings.raw_dir, repo, window.key, payload)
-            totals["issues"] += len(payload.issues)
-            totals["events"] += len(payload.events)
-            totals["comments"] += len(payload.comments) + len(payload.review_comments)
-            totals["requests"] += int(payload.manifest.get("request_count", 0))
-            if not payload.manifest.get("complete", False):
-                incomplete.append(window.key)
+            landed[window.key] = landed_counts(payload)
+        totals = {name: sum(day[name] for day in landed.values()) for name in LANDED_COUNTS}
         context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")
         return dg.MaterializeResult(
-            metadata={
-                "days": day_span(windows),
-                "path": dg.MetadataValue.path(str(day_dir(settings.raw_dir, repo, windows[-1].key))),
-                "issues_and_prs": totals["issues"],
-                "events": totals["events"],
-                "comments": totals["comments"],
-                "request_count": totals["requests"],
-                "complete": not incomplete,
-                "incomplete_days": ", ".join(incomplete) or "none",
-            }
+            metadata={"days": day_span(windows), **raw_metadata(settings, repo, landed)}
         )
 
     return raw_activity
+
+
+LANDED_COUNTS = ("issues_and_prs", "events", "comments", "request_count")
+
+
+def landed_counts(payload: DayPayload) -> dict:
+    return {
+        "issues_and_prs": len(payload.issues),
+        "events": len(payload.events),
+        "comments": len(payload.comments) + len(payload.review_comments),
+        "request_count": int(payload.manifest.get("request_count", 0)),
+        "complete": bool(payload.manifest.get("complete", False)),
+    }
+
+
+def raw_metadata(settings: Settings, repo: RepoRef, landed: dict[str, dict]) -> dict:
+    """What the UI shows for the landing. Dagster copies a range run's metadata onto every day's
+    materialization, so a range run says only what is true of each of its days: the folder that
+    holds them all, which days are incomplete, and each day's counts by day (never one day's
+    folder or the run's sums as if they were a day's)."""
+    incomplete = [day for day, counts in landed.items() if not counts["complete"]]
+    status = {"complete": not incomplete, "incomplete_days": ", ".join(incomplete) or "none"}
+    if len(landed) == 1:
+        [(day, counts)] = landed.items()
+        return {
+            "path": dg.MetadataValue.path(str(day_dir(settings.raw_dir, repo, day))),
+            **{name: counts[name] for name in LANDED_COUNTS},
+            **status,
+        }
+    metadata: dict = {"raw_dir": dg.MetadataValue.path(str(repo_dir(settings.raw_dir, repo))), **status}
+    if len(landed) <= PER_DAY_METADATA_MAX_DAYS:
+        metadata["landed_by_day"] = dg.MetadataValue.json(
+            {day: {name: counts[name] for name in LANDED_COUNTS} for day, counts in landed.items()}
+        )
+    else:
+        metadata["landed_total"] = dg.MetadataValue.json(
+            {name: sum(counts[name] for counts in landed.values()) for name in LANDED_COUNTS}
+        )
+    return metadata

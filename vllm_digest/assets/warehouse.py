@@ -25,7 +25,7 @@ from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.layers import build_days
 from vllm_digest.warehouse.lineage import column_deps
 from vllm_digest.warehouse.resource import WarehouseResource
-from vllm_digest.warehouse.schema import columns_of
+from vllm_digest.warehouse.schema import column_descriptions, columns_of
 from vllm_digest.warehouse.sql_files import purpose, read_sql
 
 _TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|ref|mart)_[a-z0-9_]+)", re.IGNORECASE)
@@ -52,7 +52,7 @@ def model_spec(repo: RepoRef, model: str, group: str, code_version: str | None =
     metadata = {
         "sql": dg.MetadataValue.md(f"```sql\n{sql}\n```"),
         "table": model,
-        "dagster/column_schema": table_schema(columns_of(model)),
+        "dagster/column_schema": table_schema(columns_of(model), column_descriptions().get(model)),
         "dagster/table_name": f"warehouse.main.{model}",
     }
     if upstream:

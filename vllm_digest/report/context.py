@@ -16,7 +16,7 @@ from vllm_digest.report import insights
 from vllm_digest.report.charts import build_charts
 from vllm_digest.report.facts import attach_facts
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
-from vllm_digest.report.sections import build_sections
+from vllm_digest.report.sections import author_name, build_sections
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.model import SET_NAMES
 
@@ -47,8 +47,8 @@ def _item(row: dict, settings: Settings, repo: RepoRef) -> dict:
         "title": plain_inline(row["title"]),
         "labels": [plain_inline(x, 80) for x in labels],
         "labels_md": ",".join(md_inline(x, 80) for x in labels),
-        "author_md": md_inline(row["author_login"], 80),
-        "author": plain_inline(row["author_login"], 80),
+        "author_md": md_inline(author_name(row["author_login"]), 80),
+        "author": author_name(row["author_login"]),
         "time_label": local_label(row["occurred_at"], settings),
         "occurred_at": row["occurred_at"].astimezone(dt.timezone.utc).isoformat(),
     }

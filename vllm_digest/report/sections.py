@@ -27,6 +27,15 @@ STATE = {
 }
 KIND = {"pr": "PR", "issue": "Issue"}
 LEAD_CHARS = 2000
+# GitHub attributes what a deleted account wrote to its stand-in user "ghost"; some payloads carry no
+# user at all for such an author. The warehouse keeps the null (nothing was received); the report
+# prints the stand-in, so such an item reads like any other ("by ghost"), never "by " and a blank.
+NO_USER_LOGIN = "ghost"
+
+
+def author_name(login: str | None) -> str:
+    """An author as the report prints it: one line of plain text, GitHub's stand-in when unknown."""
+    return plain_inline(login or NO_USER_LOGIN, 80)
 
 
 def item_state(item: dict) -> str:
@@ -172,7 +181,7 @@ def _focus(ctx, data, lang, url_for) -> dict:
         entries = []
         for i in members:
             tag = (" (AMD 员工)" if lang == "zh" else " (AMD employee)") if i["vendor"] else ""
-            meta = [quote(i["author_login"], 80), f"{tag} · {state_label(i, lang)}"]
+            meta = [quote(author_name(i["author_login"]), 80), f"{tag} · {state_label(i, lang)}"]
             entries.append(_entry(i, url_for, meta, lang))
         groups.append({"heading": names[theme][lang] or theme, "entries": entries})
     tally = focus_tally(focus)
@@ -193,7 +202,7 @@ def thread_voices(data: dict, number: int, quotes: int = 3) -> tuple[list[str], 
     thread = data["comments"].get(number, [])
     people = sorted({c["author_login"] for c in thread if c["author_login"] and not c["author_is_bot"]})
     humans = [c for c in thread if not c["author_is_bot"] and c["body"]]
-    return people, [{"author": plain_inline(c["author_login"], 80), "text": excerpt(c["body"])} for c in humans[:quotes]]
+    return people, [{"author": author_name(c["author_login"]), "text": excerpt(c["body"])} for c in humans[:quotes]]
 
 
 def _discussions(ctx, data, lang, url_for) -> dict:
@@ -250,7 +259,7 @@ def _key_changes(ctx, data, lang, url_for) -> dict:
         if i.get("additions") is not None:
             size = f"+{i['additions']}/-{i['deletions'] or 0}, {i['changed_files'] or 0} files · "
         reason = plain_inline(i.get("reason"), 120)
-        meta = [f"{size}{'by' if lang == 'en' else '作者'} ", quote(i["author_login"], 80), f" · {reason}" if reason else ""]
+        meta = [f"{size}{'by' if lang == 'en' else '作者'} ", quote(author_name(i["author_login"]), 80), f" · {reason}" if reason else ""]
         entries.append(_entry(i, url_for, meta, lang))
     lead = "本周期的重点变更（按 mart_key_changes 的得分排序）：" if lang == "zh" else "The key changes of this window, ranked by mart_key_changes:"
     return _doc(lead, [{"heading": "", "entries": entries}])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dagster as dg
+from pydantic import Field
 
 from vllm_digest.partitions import DayWindow
 from vllm_digest.raw_store import DayPayload
@@ -13,13 +14,22 @@ from vllm_digest.sources.sample import fetch_sample_day
 
 
 class ActivitySourceResource(dg.ConfigurableResource):
-    """Where raw activity comes from. ``kind`` is ``sample`` or ``github``."""
+    # Dagster shows the docstring verbatim as the resource's description: plain text, one line
+    """Where each day's raw activity comes from: the embedded sample (or a sample folder) or the GitHub REST API."""
 
-    kind: str = "sample"
-    sample_dir: str | None = None
-    github_api_url: str = "https://api.github.com"
-    github_token: str | None = None
-    max_rate_wait_seconds: float = 900.0
+    kind: str = Field(default="sample", description="sample or github (the source setting)")
+    sample_dir: str | None = Field(
+        default=None, description="a folder of sample data to serve instead of the embedded sample (kind sample)"
+    )
+    github_api_url: str = Field(
+        default="https://api.github.com", description="the GitHub REST API root, or a GitHub Enterprise .../api/v3"
+    )
+    github_token: str | None = Field(
+        default=None, repr=False, description="read from the GITHUB_TOKEN environment variable when a run starts"
+    )
+    max_rate_wait_seconds: float = Field(
+        default=900.0, description="longest wait for a spent rate limit to reset before the fetch fails"
+    )
 
     def fetch_day(self, repo: RepoRef, window: DayWindow, previous: DayPayload | None) -> DayPayload:
         if self.kind == "sample":

@@ -18,10 +18,13 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from vllm_digest.partitions import DayWindow
 from vllm_digest.raw_store import DayPayload
 from vllm_digest.settings import RepoRef
+
+if TYPE_CHECKING:  # partitions reads the sample's coverage to end the partitions with it
+    from vllm_digest.partitions import DayWindow
 
 
 def embedded_sample_root() -> Path:
@@ -91,6 +94,17 @@ def _coverage(folder: Path) -> tuple[dt.datetime, dt.datetime] | None:
             max(_parse_time(w["window_end"]) for w in windows),
         )
     return None
+
+
+def coverage_end(repo: RepoRef, root: Path | None = None) -> dt.datetime | None:
+    """When the period the sample states it covers for ``repo`` ends (``coverage.json`` or
+    ``expected.json``); None when it has no folder for the repo or states no coverage.
+    Reads only those small files, not the data: the definitions call it on every load."""
+    folder = (root if root is not None else embedded_sample_root()) / f"{repo.owner}__{repo.name}"
+    if not folder.is_dir():
+        return None
+    coverage = _coverage(folder)
+    return coverage[1] if coverage else None
 
 
 @functools.lru_cache(maxsize=8)
