@@ -85,8 +85,9 @@ def test_ghost_and_null_authors_count_and_render_like_any_other(make_settings, t
         assert authors == {901: "alice", 902: "ghost", 903: "ghost", 904: "ghost", 905: "ghost", 906: "ghost"}
         assert "by  " not in text and "by (" not in text and "作者  " not in text
         html = report_path(settings, DAY, f"{lang}.html").read_text(encoding="utf-8")
-        assert html.count("— by ghost (") == 5 and html.count("— by alice (") == 1
-        assert "— by  (" not in html and "<strong></strong>" not in html
+        # the login is untrusted text, isolated in <bdi> (issue 15)
+        assert html.count("— by <bdi>ghost</bdi> (") == 5 and html.count("— by <bdi>alice</bdi> (") == 1
+        assert "— by  (" not in html and "<bdi></bdi>" not in html and "<strong></strong>" not in html
 
 
 def test_the_samples_deleted_accounts_are_counted_and_named(make_settings):
