@@ -99,9 +99,11 @@ CREATE TABLE IF NOT EXISTS mart_topic_daily (
     repo VARCHAR NOT NULL, day DATE NOT NULL, topic_id VARCHAR NOT NULL, topic_zh VARCHAR, topic_en VARCHAR,
     topic_group VARCHAR, items INTEGER, issues INTEGER, prs INTEGER, new_items INTEGER,
     merged_prs INTEGER, closed_items INTEGER, hotness_sum DOUBLE, top_items INTEGER[],
-    baseline_days INTEGER, baseline_items_sum INTEGER, baseline_mean_items DOUBLE, items_ratio DOUBLE,
-    rising BOOLEAN, trend_status VARCHAR, taxonomy_version INTEGER
+    baseline_days INTEGER, baseline_window INTEGER, baseline_items_sum INTEGER, baseline_mean_items DOUBLE,
+    items_ratio DOUBLE, rising BOOLEAN, trend_status VARCHAR, taxonomy_version INTEGER
 );
+-- a warehouse created before baseline_window gets it here (its old rows hold NULL until rebuilt)
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_window INTEGER;
 
 -- mart_key_changes: PRs merged (and PRs opened) in the window, ranked by a documented score.
 CREATE TABLE IF NOT EXISTS mart_key_changes (
