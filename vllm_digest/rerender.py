@@ -120,9 +120,12 @@ def build_baseline_sensor(settings: Settings, job, window: int) -> dg.RunStatusS
         ),
     )
     def baseline_rerender_sensor(context: dg.RunStatusSensorContext):
-        requests = rerender_requests(settings, context.dagster_run, context.instance, window)
+        run = context.dagster_run
+        if RERENDER_TAG in run.tags:
+            return dg.SkipReason(f"run {run.run_id} re-rendered days itself; it triggers nothing")
+        requests = rerender_requests(settings, run, context.instance, window)
         if not requests:
-            return dg.SkipReason(f"run {context.dagster_run.run_id}: no built day within {window} days after it")
+            return dg.SkipReason(f"run {run.run_id}: no built day within {window} days after the days it built")
         return requests
 
     return baseline_rerender_sensor
