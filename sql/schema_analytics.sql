@@ -204,6 +204,7 @@ CREATE TABLE IF NOT EXISTS mart_topic_daily (
     hotness_sum DOUBLE,                 -- their summed hotness
     top_items INTEGER[],                -- the five hottest item numbers
     baseline_days INTEGER,              -- built days among the trailing N (the taxonomy's trend baseline_days)
+    baseline_window INTEGER,            -- N, the trailing days the baseline should cover
     baseline_items_sum INTEGER,         -- the topic's items over those days
     baseline_mean_items DOUBLE,         -- that sum / N, only when all N days are built (else null)
     items_ratio DOUBLE,                 -- items / baseline_mean_items (null when the mean is missing or 0)
@@ -211,6 +212,8 @@ CREATE TABLE IF NOT EXISTS mart_topic_daily (
     trend_status VARCHAR,               -- rising, new, falling, steady, or baseline incomplete
     taxonomy_version INTEGER            -- the taxonomy version that matched
 );
+-- a warehouse created before baseline_window gets it here (its old rows hold NULL until rebuilt)
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_window INTEGER;
 
 -- mart_key_changes: PRs merged (and PRs opened) in the window, ranked by a documented score.
 CREATE TABLE IF NOT EXISTS mart_key_changes (

@@ -170,9 +170,9 @@ def test_trend_with_seven_earlier_days_equals_a_hand_computation(built):
 def test_fewer_than_seven_earlier_days_says_baseline_incomplete(built):
     con = built[0]
     rows = con.execute(
-        "SELECT DISTINCT baseline_days, baseline_mean_items, items_ratio, rising, trend_status "
+        "SELECT DISTINCT baseline_days, baseline_window, baseline_mean_items, items_ratio, rising, trend_status "
         "FROM mart_topic_daily WHERE day = '2026-03-07'").fetchall()
-    assert rows == [(6, None, None, False, "baseline incomplete")]
+    assert rows == [(6, 7, None, None, False, "baseline incomplete")]
 
 
 def test_activity_metrics_of_the_seed_day(built):

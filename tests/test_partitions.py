@@ -5,7 +5,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from vllm_digest.partitions import daily_partitions, utc_offset_label, window_for_day
+from vllm_digest.partitions import (
+    DayBeforeStartError, daily_partitions, utc_offset_label, window_for_day, windows_for_keys,
+)
 
 
 def test_cutoff_window_matches_dagster(make_settings):
@@ -140,3 +142,38 @@ def test_a_sample_that_ends_before_the_start_date_is_named(make_settings):
 
     with pytest.raises(SettingsError, match="last whole day is 2026-03-22, before the start date 2026-04-01"):
         daily_partitions(make_settings(VLLM_DIGEST_START_DATE="2026-04-01"))
+
+
+def test_a_day_before_start_date_is_named_with_the_start_date(make_settings):
+    settings = make_settings(VLLM_DIGEST_START_DATE="2026-03-01")
+    with pytest.raises(DayBeforeStartError) as caught:
+        windows_for_keys(["2026-03-01", "2026-02-28"], settings)
+    assert str(caught.value).startswith("day 2026-02-28 is before start_date 2026-03-01 (")
+    assert [w.key for w in windows_for_keys(["2026-03-01"], settings)] == ["2026-03-01"]
+    # the schedule's closed-day test still reads windows of any day
+    assert window_for_day("2026-02-28", settings).key == "2026-02-28"
+
+
+def test_a_range_starting_before_start_date_fails_once_and_says_why(make_settings):
+    """Range tags reach the assets (Dagster checks only a single partition key up front): the
+    first step says which day and which start_date, and is not retried. Before, Dagster's bare
+    invariant error was retried by the raw asset's RetryPolicy for five minutes."""
+    import dagster as dg
+
+    from vllm_digest.definitions import build_definitions
+
+    settings = make_settings(VLLM_DIGEST_START_DATE="2026-03-01")
+    defs = build_definitions(settings)
+    result = dg.materialize(
+        list(defs.assets), resources=defs.resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
+        tags={"dagster/asset_partition_range_start": "2026-02-27", "dagster/asset_partition_range_end": "2026-03-01"},
+    )
+    assert not result.success
+    types = [e.event_type_value for e in result.all_events]
+    assert "STEP_UP_FOR_RETRY" not in types
+    # the graph's two roots (raw_activity, ref_taxonomy_rules) each fail, and say why
+    failures = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert len(failures) == 2
+    for failure in failures:
+        assert "day 2026-02-27 is before start_date 2026-03-01" in failure.step_failure_data.error.message
+    assert not settings.raw_dir.exists()

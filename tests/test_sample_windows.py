@@ -9,13 +9,17 @@ four issues by deleted accounts, which the sample carries as GitHub's user ghost
 """
 
 import datetime as dt
+import json
 
+import dagster as dg
 import pytest
 
 from conftest import sample_windows
 from pipeline_helpers import build_sample_day, five_sets
+from vllm_digest.definitions import build_definitions
 from vllm_digest.partitions import window_for_day
 from vllm_digest.warehouse.resource import WarehouseResource
+from vllm_digest.sources.sample import SampleFileError, fetch_sample_day
 
 SETS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 
@@ -41,3 +45,29 @@ def test_the_original_headers_disagree_with_their_lists_only_once():
     disagree = [(w["day"], name, w["counts"][name], len(w["lists"][name]))
                 for w in sample_windows() for name in SETS if w["counts"][name] != len(w["lists"][name])]
     assert disagree == [("2026-03-05", "new_prs", 96, 95)]
+
+
+def test_a_cut_off_line_in_a_sample_file_names_the_file_and_its_line(make_settings, tmp_path):
+    """A truncated row fails the raw step once, with the file, the line number and where the
+    text stops, instead of json's bare "Expecting value: line 2 column 1"."""
+    folder = tmp_path / "sample" / "vllm-project__vllm"
+    folder.mkdir(parents=True)
+    whole = json.dumps({"number": 1, "title": "fine", "created_at": "2026-03-22T04:00:00Z"})
+    (folder / "issues.jsonl").write_text(f'{whole}\n{{"number": 2, "title": "cut off at\n', encoding="utf-8")
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
+    repo = settings.repos[0]
+    with pytest.raises(SampleFileError) as caught:
+        fetch_sample_day(repo, window_for_day("2026-03-22", settings), settings.sample_dir)
+    message = str(caught.value)
+    assert message.startswith(f"{folder / 'issues.jsonl'} line 2: not valid JSON")
+    assert "'\"cut off at'" in message  # where the parser stopped: the unterminated string
+
+    defs = build_definitions(settings)
+    raw = dg.AssetKey([*repo.key_prefix, "raw_activity"])
+    result = dg.materialize([a for a in defs.assets if raw in a.keys], resources=defs.resources,
+                            partition_key="2026-03-22", instance=dg.DagsterInstance.ephemeral(),
+                            raise_on_error=False)
+    types = [e.event_type_value for e in result.all_events]
+    assert types.count("STEP_FAILURE") == 1 and "STEP_UP_FOR_RETRY" not in types
+    [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert f"{folder / 'issues.jsonl'} line 2: not valid JSON" in failure.step_failure_data.error.message

@@ -28,6 +28,16 @@ def test_environment_overrides_file(tmp_path):
     assert [r.full_name for r in s.repos] == ["a/b", "c/d"]
 
 
+def test_github_request_deadline_from_file_and_environment(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_settings({}).github_request_deadline == 30
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text("github_request_deadline = 45\n")
+    assert load_settings({"VLLM_DIGEST_CONFIG": str(cfg)}).github_request_deadline == 45
+    env = {"VLLM_DIGEST_CONFIG": str(cfg), "VLLM_DIGEST_GITHUB_DEADLINE": "5"}
+    assert load_settings(env).github_request_deadline == 5
+
+
 def test_enterprise_web_url():
     s = load_settings({"GITHUB_API_URL": "https://ghe.example.com/api/v3"})
     assert s.github_web_url == "https://ghe.example.com"
@@ -52,6 +62,9 @@ def test_token_not_in_repr():
         ({"VLLM_DIGEST_SOURCE": "gitlab"}, "'gitlab'"),
         ({"VLLM_DIGEST_LANGUAGES": "zh,fr"}, "'zh,fr'"),
         ({"GITHUB_API_URL": "ftp://x"}, "'ftp://x'"),
+        ({"VLLM_DIGEST_GITHUB_DEADLINE": "0"}, "GitHub request deadline (seconds) '0'"),
+        ({"VLLM_DIGEST_GITHUB_DEADLINE": "600"}, "GitHub request deadline (seconds) '600'"),
+        ({"VLLM_DIGEST_GITHUB_DEADLINE": "soon"}, "'soon'"),
     ],
 )
 def test_bad_values_are_named(env, named):

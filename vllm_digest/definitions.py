@@ -9,9 +9,11 @@ import dagster as dg
 from vllm_digest.assets.factory import build_all_assets
 from vllm_digest.checks import build_all_checks
 from vllm_digest.partitions import daily_partitions
+from vllm_digest.rerender import build_baseline_sensor
 from vllm_digest.resources import build_resources
 from vllm_digest.schedules import build_daily_job, build_daily_schedule
 from vllm_digest.settings import Settings, load_settings
+from vllm_digest.taxonomy.loader import taxonomy_from_settings
 
 
 EXECUTORS = {"in_process": dg.in_process_executor, "multiprocess": dg.multiprocess_executor}
@@ -33,6 +35,9 @@ def build_definitions(settings: Settings) -> dg.Definitions:
             resources=build_resources(settings),
             jobs=[job],
             schedules=[build_daily_schedule(settings, job)],
+            sensors=[build_baseline_sensor(
+                settings, job, taxonomy_from_settings(settings).params()["trend_baseline_days"]
+            )],
             executor=EXECUTORS[settings.executor],
         )
 

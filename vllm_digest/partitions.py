@@ -134,7 +134,28 @@ def window_for_day(key: str, settings: Settings) -> DayWindow:
     return DayWindow(day=day, start=start, end=end)
 
 
+class DayBeforeStartError(ValueError):
+    """A day before ``start_date``: no partition exists for it."""
+
+
+def check_not_before_start(key: str, settings: Settings) -> None:
+    """Refuse a day before ``start_date`` with a message that says so and names both.
+
+    Dagster itself only says it "could not find a partition"; the days of a run are
+    checked here, the first place our code sees them."""
+    if parse_day(key) < settings.start_date:
+        start = settings.start_date.isoformat()
+        raise DayBeforeStartError(
+            f"day {key} is before start_date {start} (start_date in the config file, or "
+            f"VLLM_DIGEST_START_DATE), so it has no partition: pick a day from {start} on, "
+            f"or set an earlier start_date"
+        )
+
+
 def windows_for_keys(keys: list[str], settings: Settings) -> list[DayWindow]:
+    """The windows of the days of a run; a day before ``start_date`` is refused."""
+    for key in keys:
+        check_not_before_start(key, settings)
     return [window_for_day(k, settings) for k in keys]
 
 

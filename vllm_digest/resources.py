@@ -20,6 +20,7 @@ def build_resources(settings: Settings) -> dict:
             sample_dir=str(settings.sample_dir) if settings.sample_dir else None,
             github_api_url=settings.github_api_url,
             github_token=_github_token(settings),
+            request_deadline_seconds=float(settings.github_request_deadline),
         ),
         "narrative": NarrativeResource.from_settings(settings.narrative),
     }

@@ -26,6 +26,10 @@ EXECUTORS = ("in_process", "multiprocess")
 LANGUAGES = ("zh", "en")
 DEFAULT_REPOS = ("vllm-project/vllm",)
 DEFAULT_START_DATE = dt.date(2026, 3, 1)
+# seconds one GitHub request (connect, headers, whole body) may take; the client's retries of a
+# request stop after 2 minutes, so a deadline beyond that could never be used in full
+DEFAULT_GITHUB_DEADLINE = 30
+MAX_GITHUB_DEADLINE = 120
 
 _REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$")
 _CUTOFF = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -44,6 +48,7 @@ _ENV_KEYS = {
     "sample_dir": "VLLM_DIGEST_SAMPLE_DIR",
     "github_api_url": "GITHUB_API_URL",
     "github_web_url": "GITHUB_WEB_URL",
+    "github_request_deadline": "VLLM_DIGEST_GITHUB_DEADLINE",
     "schedule_lag_minutes": "VLLM_DIGEST_SCHEDULE_LAG",
     "late_days": "VLLM_DIGEST_LATE_DAYS",
     "executor": "VLLM_DIGEST_EXECUTOR",
@@ -112,6 +117,7 @@ class Settings:
     github_api_url: str = "https://api.github.com"
     github_web_override: str | None = None
     github_token: str | None = field(default=None, repr=False)
+    github_request_deadline: int = DEFAULT_GITHUB_DEADLINE
     # where site/ is published (its index.html's folder); makes the feed's links absolute
     site_url: str | None = None
     languages: tuple[str, ...] = LANGUAGES
@@ -339,6 +345,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             _parse_api_url(str(raw["github_web_url"])) if raw.get("github_web_url") else None
         ),
         github_token=env.get("GITHUB_TOKEN") or None,
+        github_request_deadline=_parse_int(
+            raw.get("github_request_deadline", DEFAULT_GITHUB_DEADLINE),
+            "GitHub request deadline (seconds)", 1, MAX_GITHUB_DEADLINE,
+        ),
         site_url=_parse_api_url(str(raw["site_url"]), "site URL") + "/" if raw.get("site_url") else None,
         languages=_parse_languages(raw.get("languages", list(LANGUAGES))),
         taxonomy=Path(raw["taxonomy"]).expanduser().absolute() if raw.get("taxonomy") else None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dagster as dg
 
-from vllm_digest.partitions import DayWindow, windows_for_keys
+from vllm_digest.partitions import DayBeforeStartError, DayWindow, check_not_before_start, windows_for_keys
 from vllm_digest.settings import Settings
 
 WAREHOUSE_POOL = "duckdb_warehouse"
@@ -15,8 +15,17 @@ PER_DAY_METADATA_MAX_DAYS = 31
 
 
 def context_windows(context: dg.AssetExecutionContext, settings: Settings) -> list[DayWindow]:
-    """The days this run covers: one for a normal run, many for a single-run backfill."""
-    return windows_for_keys(list(context.partition_keys), settings)
+    """The days this run covers: one for a normal run, many for a single-run backfill.
+
+    A range that starts before ``start_date`` (range tags, as a script or ``make demo`` with a
+    later start_date set them) reaches the assets: its start is checked before Dagster lists
+    the range's keys, which fails with a bare invariant error, and the step fails without
+    retries (the raw asset's RetryPolicy would otherwise retry it for minutes)."""
+    try:
+        check_not_before_start(context.partition_key_range.start, settings)
+        return windows_for_keys(list(context.partition_keys), settings)
+    except DayBeforeStartError as exc:
+        raise dg.Failure(description=str(exc), allow_retries=False) from None
 
 
 def table_schema(columns: list[tuple[str, str]], descriptions: dict[str, str] | None = None) -> dg.TableSchema:

@@ -22,7 +22,7 @@ FETCH_RETRY_POLICY = dg.RetryPolicy(
 )
 
 
-def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWindow, previous):
+def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWindow, previous, log=None):
     """The day's payload; an error a retry cannot fix fails the step at once.
 
     Transient (retried by FETCH_RETRY_POLICY): GitHub gave no response or a
@@ -32,7 +32,7 @@ def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWind
     fail the same way again, so retrying only delays the error.
     """
     try:
-        return source.fetch_day(repo, window, previous)
+        return source.fetch_day(repo, window, previous, log)
     except Exception as exc:
         if isinstance(exc, GitHubError) and exc.transient:
             raise
@@ -64,7 +64,7 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         landed: dict[str, dict] = {}
         for window in windows:
             previous = read_day(settings.raw_dir, repo, window.key)
-            payload = fetch_or_fail(activity_source, repo, window, previous)
+            payload = fetch_or_fail(activity_source, repo, window, previous, context.log)
             write_day(settings.raw_dir, repo, window.key, payload)
             landed[window.key] = landed_counts(payload)
         totals = {name: sum(day[name] for day in landed.values()) for name in LANDED_COUNTS}

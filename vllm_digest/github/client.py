@@ -13,6 +13,7 @@ import json
 import logging
 import random
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -21,7 +22,7 @@ from urllib.parse import urlencode, urlsplit
 
 import httpx
 
-log = logging.getLogger(__name__)
+_module_log = logging.getLogger(__name__)
 
 API_VERSION = "2022-11-28"
 _LINK = re.compile(r'<([^>]+)>\s*;\s*rel="([^"]+)"')
@@ -129,10 +130,18 @@ class _Transient(Exception):
         self.status, self.reason, self.wait = status, reason, wait
 
 
+class _PastDeadline(Exception):
+    """Raised inside an attempt's worker once the attempt's deadline has passed."""
+
+
 @dataclass
 class GitHubClient:
     api_url: str = "https://api.github.com"
     token: str | None = field(default=None, repr=False)
+    # each attempt's whole exchange (connect, send, headers, the whole body) must finish within
+    # this; httpx's own timeouts bound each network operation, and a server that trickles a byte
+    # at a time resets them on every byte
+    request_deadline_seconds: float = 30.0
     timeout_seconds: float = 30.0
     max_retries: int = 4
     backoff_base_seconds: float = 1.0
@@ -143,6 +152,9 @@ class GitHubClient:
     user_agent: str = "vllm-digest"
     cache: ResponseCache | None = field(default=None, repr=False)
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
+    # where retries and waits are logged; the raw asset passes its context.log (a Logger too),
+    # so they show in the run's log
+    log: logging.Logger = field(default=_module_log, repr=False)
     # counters the manifest reports
     request_count: int = field(default=0, init=False)
     not_modified_count: int = field(default=0, init=False)
@@ -193,21 +205,29 @@ class GitHubClient:
 
     # -------------------------------------------------------------- requests
     def get(self, path: str, params: Mapping[str, object] | None = None, *, conditional: bool = True) -> Response:
-        """One GET, with retries, rate-limit waits and the 304 fallback."""
+        """One GET, with retries, rate-limit waits and the 304 fallback.
+
+        A transient failure is tried again up to ``max_retries`` times, as long as the failed
+        attempts and their backoff fit in ``max_retry_seconds``. Each attempt gets the request
+        deadline, cut to what is left of that window, so a server that never answers in full
+        costs at most the window. Rate-limit waits have their own bounds and do not use it up.
+        Each retry and wait is logged with its cause.
+        """
         url = self.url(path, params)
         shown = self._display_path(url)
         resource = self.resource_of(url)
         cached = self.cache.get(url) if (conditional and self.cache is not None) else None
-        started = time.monotonic()
+        retry_used = 0.0  # seconds of failed attempts and backoff, against max_retry_seconds
         attempt = 0
         rate_waits = 0
         while True:
             attempt += 1
             self._wait_for_budget(resource, shown)
+            budget = min(self.request_deadline_seconds, self.max_retry_seconds - retry_used)
+            began = time.monotonic()
             try:
-                return self._attempt(url, shown, resource, cached, attempt)
+                return self._attempt(url, shown, resource, cached, attempt, budget)
             except _Transient as exc:
-                elapsed = time.monotonic() - started
                 if exc.wait is not None:
                     wait = exc.wait
                     rate_waits += 1
@@ -219,17 +239,22 @@ class GitHubClient:
                             "GET", shown, exc.status,
                             f"{exc.reason}; retry after {_iso(retry_at)}", retry_at,
                         ) from None
+                    then = f"waiting {wait:.1f}s (rate-limit wait {rate_waits} of {self.max_rate_waits})"
                 else:
+                    retry_used += time.monotonic() - began
                     if attempt > self.max_retries:
                         raise GitHubError("GET", shown, exc.status, f"{exc.reason} (gave up after {attempt} attempts)") from None
                     wait = min(self.backoff_max_seconds, self.backoff_base_seconds * 2 ** (attempt - 1))
                     wait *= 0.5 + random.random()  # jitter keeps parallel runs from retrying in lockstep
-                    if elapsed + wait > self.max_retry_seconds:
+                    if retry_used + wait >= self.max_retry_seconds:
                         raise GitHubError(
                             "GET", shown, exc.status,
-                            f"{exc.reason} (gave up after {attempt} attempts in {elapsed:.1f}s)",
+                            f"{exc.reason} (gave up after {attempt} attempts in {retry_used:.1f}s; "
+                            f"retries stop at {self.max_retry_seconds:g}s)",
                         ) from None
-                log.warning("GitHub GET %s: %s; retrying in %.2fs (attempt %d)", shown, exc.reason, wait, attempt)
+                    retry_used += wait
+                    then = f"retrying in {wait:.2f}s (attempt {attempt} of {self.max_retries + 1})"
+                self.log.warning(f"GitHub GET {shown}: {exc.reason}; {then}")
                 self.sleep(wait)
 
     def _wait_for_budget(self, resource: str, shown: str) -> None:
@@ -246,7 +271,7 @@ class GitHubClient:
                 f"retry after then (waiting up to {self.max_rate_wait_seconds:.0f}s is allowed)",
                 budget.reset,
             )
-        log.warning("GitHub %s rate limit exhausted; waiting %.1fs for its reset", resource, wait)
+        self.log.warning(f"GitHub {resource} rate limit exhausted; waiting {wait:.1f}s for its reset")
         self.sleep(wait)
         budget.remaining = None
 
@@ -258,10 +283,14 @@ class GitHubClient:
             headers["If-None-Match"] = cached.etag
         return headers
 
-    def _attempt(self, url: str, shown: str, resource: str, cached: CachedResponse | None, attempt: int) -> Response:
+    def _attempt(
+        self, url: str, shown: str, resource: str, cached: CachedResponse | None, attempt: int, budget: float
+    ) -> Response:
         try:
-            resp = self._http.get(url, headers=self._headers_for(url, cached))
-            body = resp.content
+            resp, body = self._exchange(url, cached, budget)
+        except _PastDeadline:
+            self._record(shown, 0, resource, False, attempt)
+            raise _Transient(None, f"no complete response within {self._deadline_text(budget)}") from None
         except httpx.TimeoutException:
             self._record(shown, 0, resource, False, attempt)
             raise _Transient(None, "timed out") from None
@@ -302,6 +331,46 @@ class GitHubClient:
         next_url = parse_link(resp.headers.get("link")).get("next")
         return Response(url, status, data, resp.headers, next_url, etag, False, resource)
 
+    def _exchange(self, url: str, cached: CachedResponse | None, budget: float) -> tuple[httpx.Response, bytes]:
+        """The response and its whole body, or ``_PastDeadline`` once ``budget`` seconds are gone.
+
+        No httpx timeout bounds a whole exchange: each applies to one network operation and
+        starts again on every byte received. So the exchange runs in a worker thread that this
+        one waits for until the deadline. A worker left behind stops at its next chunk, or at
+        the httpx timeout (cut to the budget), and closes its connection on the way out.
+        """
+        deadline = time.monotonic() + budget
+        headers = self._headers_for(url, cached)
+        timeout = httpx.Timeout(max(0.001, min(self.timeout_seconds, budget)))
+        outcome: dict[str, object] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                chunks: list[bytes] = []
+                with self._http.stream("GET", url, headers=headers, timeout=timeout) as resp:
+                    for chunk in resp.iter_bytes():
+                        if time.monotonic() > deadline:
+                            raise _PastDeadline()
+                        chunks.append(chunk)
+                outcome["response"] = (resp, b"".join(chunks))
+            except BaseException as exc:  # handed to the waiting thread, which raises it
+                outcome["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="github-request", daemon=True).start()
+        if not done.wait(max(0.0, deadline - time.monotonic())):
+            raise _PastDeadline()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["response"]
+
+    def _deadline_text(self, budget: float) -> str:
+        if budget < self.request_deadline_seconds:
+            return f"{budget:.1f}s, what was left of the {self.max_retry_seconds:g}s retry window"
+        return f"the {budget:g}s request deadline (github_request_deadline)"
+
     def _raise_limited(self, shown: str, status: int, resp: httpx.Response, body: bytes) -> None:
         retry_after = resp.headers.get("retry-after")
         if retry_after is not None:
@@ -334,7 +403,7 @@ class GitHubClient:
     def _record(self, shown: str, status: int, resource: str, not_modified: bool, attempt: int) -> None:
         self.request_count += 1
         self.records.append(RequestRecord("GET", shown, status, resource, not_modified, attempt))
-        log.debug("GitHub GET %s -> %s", shown, status)
+        _module_log.debug("GitHub GET %s -> %s", shown, status)
 
     # ------------------------------------------------------------ pagination
     def pages(self, path: str, params: Mapping[str, object] | None = None) -> Iterator[Response]:

@@ -104,7 +104,8 @@ QUERIES = {
         False,
     ),
     "topics": (
-        f"SELECT day, topic_id, topic_zh, topic_en, items, items_ratio, rising, trend_status {LISTED_TOPICS} "
+        "SELECT day, topic_id, topic_zh, topic_en, items, items_ratio, rising, trend_status, baseline_days, "
+        f"baseline_window {LISTED_TOPICS} "
         "ORDER BY day, items DESC, topic_id",
         False,
     ),
@@ -222,6 +223,9 @@ def topics(found: list[dict], member_rows: list[dict]) -> list[dict]:
             "ratio": r["items_ratio"],
             "rising": bool(r["rising"]),
             "baseline_incomplete": r["trend_status"] == "baseline incomplete",
+            # of the baseline_window days before this one, how many the warehouse held when it was built
+            "baseline_days": r["baseline_days"],
+            "baseline_window": r["baseline_window"],
             "numbers": members.get(r["topic_id"], []),  # the query keeps TOPIC_NUMBERS a topic
         }
         for r in found

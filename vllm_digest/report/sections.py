@@ -222,12 +222,32 @@ def _discussions(ctx, data, lang, url_for) -> dict:
 
 
 def trend_arrow(t: dict) -> str:
-    """↑ rising, ↓ below its trailing mean, → otherwise (or when the baseline is too short to say)."""
+    """↑ rising, ↓ below its trailing mean, → otherwise; none when the baseline is incomplete: an
+    arrow against missing days would depend on which days happened to be built first."""
+    if t["baseline_incomplete"]:
+        return ""
     if t["rising"]:
         return "↑"
-    if not t["baseline_incomplete"] and t["ratio"] is not None and t["ratio"] < 1:
+    if t["ratio"] is not None and t["ratio"] < 1:
         return "↓"
     return "→"
+
+
+def baseline_note(t: dict, lang: str) -> str:
+    """How the topic compares with its trailing days, or how many of them the baseline lacks."""
+    window = t.get("baseline_window")  # None: a row built before the column existed
+    if t["baseline_incomplete"]:
+        if window is None:
+            return "（基线不完整）" if lang == "zh" else " (baseline incomplete)"
+        held = int(t.get("baseline_days") or 0)
+        return (f"（基线不完整：前 {window} 日中仅有 {held} 日的数据）" if lang == "zh"
+                else f" (baseline incomplete: {held} of {window} days)")
+    if t["ratio"] is None:
+        return ""
+    if window is None:
+        return f"（前期均值的 {t['ratio']:.2f} 倍）" if lang == "zh" else f" ({t['ratio']:.2f}× the trailing mean)"
+    return (f"（前 {window} 日均值的 {t['ratio']:.2f} 倍）" if lang == "zh"
+            else f" ({t['ratio']:.2f}× the trailing {window}-day mean)")
 
 
 def _topics(ctx, data, lang, url_for) -> dict:
@@ -236,16 +256,16 @@ def _topics(ctx, data, lang, url_for) -> dict:
     groups = []
     for t in data["topics"]:
         items = [data["items"][n] for n in t["numbers"] if n in data["items"]]
-        note = ""
-        if t["baseline_incomplete"]:
-            note = "（基线不完整）" if lang == "zh" else " (baseline incomplete)"
-        elif t["ratio"] is not None:
-            note = f"（前 7 日均值的 {t['ratio']:.2f} 倍）" if lang == "zh" else f" ({t['ratio']:.2f}× the trailing 7-day mean)"
-        name = t["name"][lang] or t["topic"]
-        heading = (f"{name} {trend_arrow(t)} {t['count']} 项{note}" if lang == "zh"
-                   else f"{name} {trend_arrow(t)} {t['count']} items{note}")
+        note = baseline_note(t, lang)
+        # the arrow separates name and count; without one (incomplete baseline) a middle dot does
+        name = f"{t['name'][lang] or t['topic']} {trend_arrow(t) or '·'}"
+        heading = f"{name} {t['count']} 项{note}" if lang == "zh" else f"{name} {t['count']} items{note}"
         groups.append({"heading": heading, "entries": [_entry(i, url_for, "", lang, gist="") for i in items]})
-    lead = "按条目数排列的今日话题，箭头为相对前 7 日的趋势：" if lang == "zh" else "Today's topics by item count; arrows compare with the trailing 7 days:"
+    window = next((t["baseline_window"] for t in data["topics"] if t.get("baseline_window")), None)
+    days = (f"前 {window} 日" if lang == "zh" else f"the trailing {window} days") if window else (
+        "前期" if lang == "zh" else "the trailing days")
+    lead = (f"按条目数排列的今日话题，箭头为相对{days}的趋势：" if lang == "zh"
+            else f"Today's topics by item count; arrows compare with {days}:")
     return _doc(lead, groups)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import dagster as dg
@@ -30,8 +31,14 @@ class ActivitySourceResource(dg.ConfigurableResource):
     max_rate_wait_seconds: float = Field(
         default=900.0, description="longest wait for a spent rate limit to reset before the fetch fails"
     )
+    request_deadline_seconds: float = Field(
+        default=30.0, description="the whole of one request, body included (the github_request_deadline setting)"
+    )
 
-    def fetch_day(self, repo: RepoRef, window: DayWindow, previous: DayPayload | None) -> DayPayload:
+    def fetch_day(
+        self, repo: RepoRef, window: DayWindow, previous: DayPayload | None, log: logging.Logger | None = None
+    ) -> DayPayload:
+        """The day's payload. ``log`` receives the HTTP client's retries and waits (the step's context.log)."""
         if self.kind == "sample":
             root = Path(self.sample_dir) if self.sample_dir else None
             return fetch_sample_day(repo, window, root)
@@ -45,5 +52,7 @@ class ActivitySourceResource(dg.ConfigurableResource):
                 token=self.github_token,
                 previous=previous,
                 max_rate_wait_seconds=self.max_rate_wait_seconds,
+                request_deadline_seconds=self.request_deadline_seconds,
+                **({"log": log} if log is not None else {}),
             )
         raise ValueError(f"activity source kind {self.kind!r} is not one of ['sample', 'github']")

@@ -37,13 +37,35 @@ def _parse_time(text: str | None) -> dt.datetime | None:
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
+class SampleFileError(ValueError):
+    """A sample file holds a line that is not a JSON object; the message names file and line."""
+
+
 def _read_jsonl(folder: Path, stem: str) -> list[dict]:
     for name, opener in ((f"{stem}.jsonl.gz", gzip.open), (f"{stem}.jsonl", open)):
         path = folder / name
         if path.is_file():
             with opener(path, "rt", encoding="utf-8") as fh:
-                return [json.loads(line) for line in fh if line.strip()]
+                return [_parse_line(path, number, line) for number, line in enumerate(fh, 1) if line.strip()]
     return []
+
+
+def _parse_line(path: Path, number: int, line: str) -> dict:
+    """One JSONL row; json's own message ("Expecting value: line 2 column 1") names neither
+    the file nor the file's line, so a bad row is reported with both and with the text where
+    parsing stopped."""
+    text = line.rstrip("\r\n")
+    try:
+        row = json.loads(text)
+    except json.JSONDecodeError as exc:
+        found = repr(text[exc.pos:exc.pos + 40]) if exc.pos < len(text) else "the end of the line (cut off?)"
+        raise SampleFileError(
+            f"{path} line {number}: not valid JSON ({exc.msg}; column {exc.colno} reads {found}); "
+            f"the line starts {text[:60]!r}"
+        ) from None
+    if not isinstance(row, dict):
+        raise SampleFileError(f"{path} line {number}: expected a JSON object, got {type(row).__name__} {text[:60]!r}")
+    return row
 
 
 class _Timeline:
