@@ -15,7 +15,7 @@ from pipeline_helpers import ALL_MODELS, build_sample_day, table_hashes
 from vllm_digest.definitions import build_definitions
 from vllm_digest.partitions import window_for_day
 from vllm_digest.warehouse.layers import CORE_MODELS, day_params
-from vllm_digest.warehouse.partitions import replace_partition
+from vllm_digest.warehouse.writes import replace_partition
 from vllm_digest.warehouse.resource import WarehouseResource
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def _materializations(result, table):
 def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
     from conftest import materialize
     from vllm_digest.warehouse.lineage import DECLARED
-    from vllm_digest.warehouse.partitions import table_columns
+    from vllm_digest.warehouse.writes import table_columns
 
     settings = make_settings()
     result = materialize(settings, "2026-03-21", "2026-03-22")

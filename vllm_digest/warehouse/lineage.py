@@ -10,6 +10,8 @@ check that every column has deps and every dep exists.
 
 from __future__ import annotations
 
+from vllm_digest.model import SET_NAMES
+
 Dep = tuple[str, str]  # (table, column)
 
 
@@ -61,7 +63,7 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         "kind": _on("core_items", "kind"),
     },
     "mart_daily_counts": {
-        c: _COUNTED for c in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
+        c: _COUNTED for c in SET_NAMES
     },
 }
 

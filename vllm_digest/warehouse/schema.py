@@ -11,7 +11,7 @@ import functools
 
 import duckdb
 
-from vllm_digest.warehouse.partitions import table_columns
+from vllm_digest.warehouse.writes import table_columns
 from vllm_digest.warehouse.sql_files import schema_statements
 
 
