@@ -59,7 +59,7 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         **{c: _on("core_events", "event_type") for c in ("comments", "reviews", "closings", "merges")},
     },
     "mart_five_sets": {
-        "set_name": _on("core_events", "event_type", "kind") + _on("stg_issue_events", "event"),
+        "set_name": _on("core_events", "event_type", "kind"),
         "kind": _on("core_items", "kind"),
     },
     "mart_daily_counts": {
