@@ -1,6 +1,13 @@
--- schema_analytics: the analytics marts (topics, links, hotness, focus areas, activity, rankings),
--- each keyed by (repo, day) like every warehouse table, rebuilt by vllm_digest.analytics.build
--- for a batch of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
+-- schema_analytics: the analytics tables (topics, links, hotness, focus areas, activity, rankings):
+-- int_* are intermediate tables that only the marts read, mart_* what the report reads. Each is keyed
+-- by (repo, day) like every warehouse table and rebuilt by vllm_digest.analytics.build for a batch
+-- of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
+
+-- The intermediate tables the marts read were named mart_*; a warehouse written before keeps their rows.
+ALTER TABLE IF EXISTS mart_text_hits RENAME TO int_text_hits;
+ALTER TABLE IF EXISTS mart_item_links RENAME TO int_item_links;
+ALTER TABLE IF EXISTS mart_item_features RENAME TO int_item_features;
+ALTER TABLE IF EXISTS mart_item_topic_sets RENAME TO int_item_topic_sets;
 
 -- title_tags: the lower-cased tags a title carries: every [Tag] (split on '/' too, so [CI/Build]
 -- gives ci/build, ci and build) and a conventional-commit prefix such as fix(scheduler): -> fix, scheduler.
@@ -16,7 +23,7 @@ CREATE OR REPLACE MACRO title_tags(title) AS (
 );
 
 -- feature_matches, feature_priority, feature_evidence: how a taxonomy rule matches an item feature of
--- mart_item_features (equal value, or a path under the rule's prefix), how strong that evidence is
+-- int_item_features (equal value, or a path under the rule's prefix), how strong that evidence is
 -- (tag 1, label 2, path 4; text hits sit between them: title 3, body 5) and how it is written down.
 -- mart_item_topics and mart_focus_items both judge features by these.
 CREATE OR REPLACE MACRO feature_matches(rule_kind, rule_value, kind, value) AS (
@@ -34,21 +41,21 @@ CREATE TABLE IF NOT EXISTS ref_taxonomy_rules (
     ord INTEGER
 );
 
--- mart_text_hits: which items' title, body or author login a taxonomy regex matched, and the matched text.
-CREATE TABLE IF NOT EXISTS mart_text_hits (
+-- int_text_hits: which items' title, body or author login a taxonomy regex matched, and the matched text.
+CREATE TABLE IF NOT EXISTS int_text_hits (
     repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, scope VARCHAR NOT NULL,
     owner_id VARCHAR NOT NULL, parent_id VARCHAR, field VARCHAR NOT NULL, rule_ord INTEGER, matched VARCHAR
 );
 
--- mart_item_links: issue <-> PR links found in bodies (fixes/closes/resolves #N) or in title evidence.
-CREATE TABLE IF NOT EXISTS mart_item_links (
+-- int_item_links: issue <-> PR links found in bodies (fixes/closes/resolves #N) or in title evidence.
+CREATE TABLE IF NOT EXISTS int_item_links (
     repo VARCHAR NOT NULL, day DATE NOT NULL, issue_number INTEGER NOT NULL, pr_number INTEGER NOT NULL,
     link_kind VARCHAR NOT NULL, evidence VARCHAR, shared_words VARCHAR[], minutes_apart DOUBLE,
     issue_in_day BOOLEAN, pr_in_day BOOLEAN
 );
 
--- mart_item_features: each item's matchable evidence (title tag, label, review-comment path).
-CREATE TABLE IF NOT EXISTS mart_item_features (
+-- int_item_features: each item's matchable evidence (title tag, label, review-comment path).
+CREATE TABLE IF NOT EXISTS int_item_features (
     repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR NOT NULL, value VARCHAR NOT NULL
 );
 
@@ -121,8 +128,8 @@ CREATE TABLE IF NOT EXISTS mart_notable_issues (
     link_points DOUBLE, rising_points DOUBLE, notable_score DOUBLE, notable_rank INTEGER
 );
 
--- mart_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.
-CREATE TABLE IF NOT EXISTS mart_item_topic_sets (
+-- int_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.
+CREATE TABLE IF NOT EXISTS int_item_topic_sets (
     repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, topics VARCHAR[], risk_topics VARCHAR[],
     substantive INTEGER, rising_topics VARCHAR[]
 );

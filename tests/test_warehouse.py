@@ -148,3 +148,21 @@ def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_sett
     month = rows_metadata(windows[:-1], rows[:-1])
     assert month["rows_by_day"].value == {w.key: n for w, n in zip(windows, rows[:-1])}
     assert rows_metadata(windows[:1], rows[:1])["dagster/row_count"] == 10
+
+
+def test_a_warehouse_with_the_old_intermediate_table_names_keeps_their_rows(tmp_path):
+    """The intermediate tables were named mart_*; opening an older warehouse renames them, rows included."""
+    import duckdb
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE mart_item_links (repo VARCHAR, day DATE, issue_number INTEGER, pr_number INTEGER, "
+                "link_kind VARCHAR, evidence VARCHAR, shared_words VARCHAR[], minutes_apart DOUBLE, "
+                "issue_in_day BOOLEAN, pr_in_day BOOLEAN)")
+    con.execute("INSERT INTO mart_item_links VALUES ('o/r', DATE '2026-03-22', 1, 2, 'body', 'fixes #1', [], 0, true, true)")
+    con.close()
+    with WarehouseResource(path=str(path)).connect() as con:
+        tables = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        rows = con.execute("SELECT issue_number, pr_number, link_kind FROM int_item_links").fetchall()
+    assert "mart_item_links" not in tables and {"int_text_hits", "int_item_features"} <= tables
+    assert rows == [(1, 2, "body")]

@@ -8,7 +8,7 @@ day is what keeps a year-long backfill within seconds: a per-day loop costs ~0.3
 day in statement overhead alone (measured on the sample), 110 s for a year.
 
 The taxonomy is bound per day into ``ref_taxonomy_rules`` by its own step (``build_taxonomy_rules``),
-upstream of the marts. The analytics step then runs the day's regexes into ``mart_text_hits`` (one copy
+upstream of the marts. The analytics step then runs the day's regexes into ``int_text_hits`` (one copy
 of its query per regex, each with a constant pattern, all in one UNION ALL over the batch's distinct
 texts in ``run_texts``), and every matching mart reads the day's rules from ``ref_taxonomy_rules``.
 
@@ -35,21 +35,21 @@ REF_MODELS = ("ref_taxonomy_rules",)
 # Order matters: each model reads the ones before it for the same (repo, day); mart_topic_daily also
 # reads its own and mart_activity_daily's earlier days for the trend.
 ANALYTICS_MODELS = (
-    "mart_text_hits",
-    "mart_item_links",
-    "mart_item_features",
+    "int_text_hits",
+    "int_item_links",
+    "int_item_features",
     "mart_item_topics",
     "mart_item_hotness",
     "mart_focus_items",
     "mart_activity_daily",
     "mart_topic_daily",
-    "mart_item_topic_sets",
+    "int_item_topic_sets",
     "mart_key_changes",
     "mart_notable_issues",
 )
 
 # the model that runs the taxonomy's regexes: one copy of its query per rule (text_hits_statement)
-TEXT_HITS = "mart_text_hits"
+TEXT_HITS = "int_text_hits"
 
 # rule kind -> the fields of an item its regex is run over (themes group by title only)
 _TEXT_FIELDS = {("topic", "text"): ["title", "body"], ("focus", "text"): ["title", "body"],

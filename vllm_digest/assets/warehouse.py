@@ -28,7 +28,7 @@ from vllm_digest.warehouse.resource import WarehouseResource
 from vllm_digest.warehouse.schema import columns_of
 from vllm_digest.warehouse.sql_files import purpose, read_sql
 
-_TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|ref|mart)_[a-z0-9_]+)", re.IGNORECASE)
+_TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|ref|int|mart)_[a-z0-9_]+)", re.IGNORECASE)
 # a batch's temp table built by its own sql/run_<name>.sql (run_days is built in Python and reads files)
 _TEMP_REF = re.compile(r"\b(?:FROM|JOIN)\s+(run_(?!days\b)[a-z0-9_]+)", re.IGNORECASE)
 
