@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo
 
 import dagster as dg
 
@@ -49,49 +48,16 @@ def parse_day(key: str) -> dt.date:
         raise ValueError(f"partition key {key!r} is not a day YYYY-MM-DD") from None
 
 
-def local_instant(day: dt.date, wall: dt.time, tz: ZoneInfo) -> dt.datetime:
-    """The UTC instant of the local wall time ``wall`` on ``day``, read the way
-    Dagster reads partition bounds and cron ticks, so the fetch window, the
-    UI's partition window and the schedule's tick never disagree:
-
-    - a wall time skipped by a spring-forward gap is the instant the clock
-      jumps (02:20 on a 02:00 -> 03:00 day is 03:00 after the jump);
-    - a wall time that occurs twice in an autumn overlap is its second
-      occurrence (after the clock has gone back).
-
-    Python alone would read a skipped time with the offset before the jump,
-    an hour after the jump on a one-hour gap, where Dagster's cron tick for
-    that day has long fired.
-    """
-    first = dt.datetime.combine(day, wall, tzinfo=tz)
-    second = first.replace(fold=1)
-    early, late = first.astimezone(dt.timezone.utc), second.astimezone(dt.timezone.utc)
-    if early == late:
-        return early
-    if late > early:  # the wall time occurs twice: take the later one
-        return late
-    # skipped: fold=1 reads it with the offset after the jump, landing before
-    # the transition; fold=0 with the offset before it, landing after. The
-    # transition lies between; zoneinfo does not expose it, so bisect (whole
-    # seconds: tz transitions fall on them).
-    before, after = int(late.timestamp()), int(early.timestamp())
-    offset_after = early.astimezone(tz).utcoffset()
-    while after - before > 1:
-        mid = (before + after) // 2
-        if dt.datetime.fromtimestamp(mid, tz).utcoffset() == offset_after:
-            after = mid
-        else:
-            before = mid
-    return dt.datetime.fromtimestamp(after, dt.timezone.utc)
-
-
 def window_for_day(key: str, settings: Settings) -> DayWindow:
-    """The window of the day ``key``; daylight-saving days last 23 or 25 hours."""
+    """The window of the day ``key``, exactly as Dagster's partition shows it (and its cron ticks
+    use), so the fetch window, the UI's partition window and the schedule's tick never disagree:
+    a daylight-saving day lasts 23 or 25 hours, a cutoff skipped by a spring-forward gap is the
+    instant the clock jumps, and one that occurs twice in an autumn overlap is its second
+    occurrence. Keys before the start date have windows too (the schedule asks about them)."""
     day = parse_day(key)
-    tz = settings.tz
-    start = local_instant(day, settings.cutoff, tz)
-    end = local_instant(day + dt.timedelta(days=1), settings.cutoff, tz)
-    return DayWindow(day=day, start=start, end=end)
+    window = daily_partitions(settings).time_window_for_partition_key(key)
+    utc = dt.timezone.utc
+    return DayWindow(day=day, start=window.start.astimezone(utc), end=window.end.astimezone(utc))
 
 
 def windows_for_keys(keys: list[str], settings: Settings) -> list[DayWindow]:
