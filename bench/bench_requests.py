@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.github_emulator import Dataset, GitHubEmulator  # noqa: E402
 from tests.github_fixtures import REPO, TOKEN, expected_windows, window_of  # noqa: E402
-from vllm_digest.sources.github import fetch_day  # noqa: E402
+from vllm_digest.ingest.github.plan import fetch_day  # noqa: E402
 
 
 def main() -> None:

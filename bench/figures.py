@@ -221,7 +221,7 @@ def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS) -> dict:
     Dataset, GitHubEmulator, TOKEN = _emulator()
     from vllm_digest.partitions import DayWindow
     from vllm_digest.settings import RepoRef
-    from vllm_digest.sources.github import fetch_day
+    from vllm_digest.ingest.github.plan import fetch_day
 
     repo = RepoRef("vllm-project", "vllm")
     cold, refetch, refetch_304, refetch_cost, by_endpoint = {}, {}, {}, {}, {}

@@ -11,7 +11,7 @@ import pytest
 from tests.github_emulator import Dataset, GitHubEmulator
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
-from vllm_digest.sources.sample import embedded_sample_root
+from vllm_digest.ingest.sample import embedded_sample_root
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.warehouse.resource import WarehouseResource
 

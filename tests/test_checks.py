@@ -9,8 +9,8 @@ import dagster as dg
 from conftest import materialize, report_path
 from vllm_digest.definitions import build_definitions
 from vllm_digest.partitions import window_for_day
-from vllm_digest.raw_store import write_day
-from vllm_digest.sources.sample import fetch_sample_day
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.warehouse import quality
 from vllm_digest.warehouse.resource import WarehouseResource
 

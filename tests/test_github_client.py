@@ -6,10 +6,10 @@ import datetime as dt
 
 from tests.github_emulator import Dataset, Fault, GitHubEmulator
 from tests.github_fixtures import FAST, REPO, TOKEN, five_sets
-from vllm_digest.github.client import GitHubClient
+from vllm_digest.ingest.github.client import GitHubClient
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import write_day
-from vllm_digest.sources.github import fetch_day
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.github.plan import fetch_day
 
 UTC = dt.timezone.utc
 DAY = DayWindow(dt.date(2026, 3, 10), dt.datetime(2026, 3, 10, 4, tzinfo=UTC), dt.datetime(2026, 3, 11, 4, tzinfo=UTC))

@@ -11,10 +11,10 @@ from tests.github_emulator import Dataset, Fault, GitHubEmulator
 from tests.github_fixtures import (
     FAST, REPO, SET_NAMES, TOKEN, emulator, expected_windows, five_sets, sample_dataset, tree_bytes, window_of,
 )
-from vllm_digest.github.client import GitHubError
-from vllm_digest.raw_store import read_day, write_day
-from vllm_digest.sources.github import fetch_day
-from vllm_digest.sources.sample import fetch_sample_day
+from vllm_digest.ingest.github.client import GitHubError
+from vllm_digest.ingest.raw_store import read_day, write_day
+from vllm_digest.ingest.github.plan import fetch_day
+from vllm_digest.ingest.sample import fetch_sample_day
 
 __all__ = ["emulator", "sample_dataset"]  # fixtures used by name
 

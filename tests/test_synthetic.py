@@ -6,7 +6,7 @@ import datetime as dt
 from bench.synthetic import TARGETS, daily_stats, generate
 from vllm_digest.partitions import window_for_day
 from vllm_digest.settings import RepoRef
-from vllm_digest.sources.sample import fetch_sample_day
+from vllm_digest.ingest.sample import fetch_sample_day
 
 # 44 days = two stale sweeps, so the closing means include them as the real sample's did
 DAYS = 44

@@ -8,7 +8,7 @@ import dagster as dg
 
 from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.settings import Settings
-from vllm_digest.sources.resource import ActivitySourceResource
+from vllm_digest.ingest.resources import ActivitySourceResource
 from vllm_digest.warehouse.resource import WarehouseResource
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dagster as dg
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS, REF_MODELS, build_analytics, build_taxonomy_rules
-from vllm_digest.assets.ingest import build_raw_asset
+from vllm_digest.ingest.assets import build_raw_asset
 from vllm_digest.assets.report import build_report_asset
 from vllm_digest.assets.site import build_site_asset
 from vllm_digest.assets.warehouse import build_layer_asset

@@ -19,7 +19,7 @@ from vllm_digest.assets.common import (
     day_span,
     table_schema,
 )
-from vllm_digest.assets.ingest import RAW_ASSET
+from vllm_digest.ingest.assets import RAW_ASSET
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.layers import build_days

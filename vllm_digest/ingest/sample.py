@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import DayPayload
+from vllm_digest.ingest.raw_store import DayPayload
 from vllm_digest.settings import RepoRef
 
 

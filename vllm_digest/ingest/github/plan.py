@@ -55,10 +55,10 @@ import datetime as dt
 import time
 from dataclasses import dataclass, field
 
-from vllm_digest.github.client import GitHubClient, Response, expect_list, expect_object, expect_search
-from vllm_digest.github.replay import ReplayCache, compact
+from vllm_digest.ingest.github.client import GitHubClient, Response, expect_list, expect_object, expect_search
+from vllm_digest.ingest.replay import ReplayCache, compact
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import DayPayload
+from vllm_digest.ingest.raw_store import DayPayload
 from vllm_digest.settings import RepoRef
 
 SECOND = dt.timedelta(seconds=1)
@@ -420,3 +420,21 @@ def fetch_github_day(
         pulls=pulls,
         manifest=manifest,
     )
+
+
+_FETCH_KEYS = set(FetchOptions.__dataclass_fields__)
+
+
+def fetch_day(
+    repo: RepoRef,
+    window: DayWindow,
+    api_url: str,
+    token: str | None,
+    previous: DayPayload | None = None,
+    **client_options,
+) -> DayPayload:
+    """Fetch one day from GitHub. ``client_options`` go to ``GitHubClient`` (timeouts,
+    retries, ``max_rate_wait_seconds``) or to ``FetchOptions`` (per-PR detail budgets)."""
+    fetch_kwargs = {k: client_options.pop(k) for k in list(client_options) if k in _FETCH_KEYS}
+    with GitHubClient(api_url=api_url, token=token, **client_options) as client:
+        return fetch_github_day(client, repo, window, previous, FetchOptions(**fetch_kwargs))

@@ -9,8 +9,8 @@ unchanged day costs no rate limit and no extra storage.
 
 from __future__ import annotations
 
-from vllm_digest.github.client import CachedResponse, Response
-from vllm_digest.raw_store import DayPayload
+from vllm_digest.ingest.github.client import CachedResponse, Response
+from vllm_digest.ingest.raw_store import DayPayload
 
 # kind -> (key field, the fields a stub keeps so paging decisions replay the same)
 _STUB_FIELDS = {

@@ -4,11 +4,11 @@
 import dagster as dg
 
 from vllm_digest.assets.common import SINGLE_RUN, context_windows, day_span
-from vllm_digest.github.client import GitHubError
+from vllm_digest.ingest.github.client import GitHubError
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import day_dir, read_day, write_day
+from vllm_digest.ingest.raw_store import day_dir, read_day, write_day
 from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.sources.resource import ActivitySourceResource
+from vllm_digest.ingest.resources import ActivitySourceResource
 
 RAW_ASSET = "raw_activity"
 

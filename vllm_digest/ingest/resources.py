@@ -7,9 +7,9 @@ from pathlib import Path
 import dagster as dg
 
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import DayPayload
+from vllm_digest.ingest.raw_store import DayPayload
 from vllm_digest.settings import RepoRef
-from vllm_digest.sources.sample import fetch_sample_day
+from vllm_digest.ingest.sample import fetch_sample_day
 
 
 class ActivitySourceResource(dg.ConfigurableResource):
@@ -26,7 +26,7 @@ class ActivitySourceResource(dg.ConfigurableResource):
             root = Path(self.sample_dir) if self.sample_dir else None
             return fetch_sample_day(repo, window, root)
         if self.kind == "github":
-            from vllm_digest.sources.github import fetch_day
+            from vllm_digest.ingest.github.plan import fetch_day
 
             return fetch_day(
                 repo,
