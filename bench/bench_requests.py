@@ -28,7 +28,7 @@ def main() -> None:
             emu.now = w.end + dt.timedelta(minutes=10)
             cold = fetch_day(REPO, w, emu.base_url, TOKEN, None)
             warm = fetch_day(REPO, w, emu.base_url, TOKEN, cold)
-            cm, wm = cold.manifest, warm.manifest
+            cm, wm = cold.manifest.to_json(), warm.manifest.to_json()
             counted = sum(cm["rate_limited_requests"].values())
             colds.append(cm["request_count"])
             print(f"| {w.key} | {cm['request_count']} | {counted} | {wm['request_count']} | "

@@ -11,10 +11,10 @@ import pytest
 
 from vllm_digest.analytics import ANALYTICS_MODELS, build_analytics, build_taxonomy_rules
 from vllm_digest.analytics.build import _text_rules, analytics_params, text_hits_statement
-from vllm_digest.partitions import window_for_day
 from vllm_digest.ingest.raw_store import write_day
-from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.ingest.sample import fetch_sample_day
+from vllm_digest.partitions import window_for_day
+from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.taxonomy import load_taxonomy
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.warehouse.sql_files import bind, read_sql, schema_statements, suffix_parameters

@@ -12,9 +12,8 @@ import pytest
 
 from conftest import sample_windows
 from pipeline_helpers import build_sample_day, five_sets
+from vllm_digest.model import SET_NAMES as SETS
 from vllm_digest.partitions import window_for_day
-
-SETS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 
 
 @pytest.mark.parametrize("expected", sample_windows(), ids=lambda w: f"{w['day']}@{w['cutoff']}")

@@ -5,10 +5,10 @@ import dagster as dg
 
 from vllm_digest.assets.common import SINGLE_RUN, context_windows, day_span
 from vllm_digest.ingest.github.client import GitHubError
-from vllm_digest.partitions import DayWindow
 from vllm_digest.ingest.raw_store import day_dir, read_day, write_day
-from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.ingest.resources import ActivitySourceResource
+from vllm_digest.partitions import DayWindow
+from vllm_digest.settings import RepoRef, Settings
 
 RAW_ASSET = "raw_activity"
 
@@ -70,8 +70,8 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
             totals["issues"] += len(payload.issues)
             totals["events"] += len(payload.events)
             totals["comments"] += len(payload.comments) + len(payload.review_comments)
-            totals["requests"] += int(payload.manifest.get("request_count", 0))
-            if not payload.manifest.get("complete", False):
+            totals["requests"] += payload.manifest.request_count
+            if not payload.manifest.complete:
                 incomplete.append(window.key)
         context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")
         return dg.MaterializeResult(

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import dagster as dg
 
-from vllm_digest.partitions import DayWindow
-from vllm_digest.ingest.raw_store import DayPayload
-from vllm_digest.settings import RepoRef
 from vllm_digest.ingest.sample import fetch_sample_day
+from vllm_digest.model import DayPayload
+from vllm_digest.partitions import DayWindow
+from vllm_digest.settings import RepoRef
 
 
 class ActivitySourceResource(dg.ConfigurableResource):

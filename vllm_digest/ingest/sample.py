@@ -19,19 +19,14 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from vllm_digest.ingest.rest import number_from_url, parse_time
+from vllm_digest.model import DayPayload, Manifest
 from vllm_digest.partitions import DayWindow
-from vllm_digest.ingest.raw_store import DayPayload
 from vllm_digest.settings import RepoRef
 
 
 def embedded_sample_root() -> Path:
     return Path(str(resources.files("vllm_digest") / "samples"))
-
-
-def _parse_time(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _read_jsonl(folder: Path, stem: str) -> list[dict]:
@@ -48,7 +43,7 @@ class _Timeline:
 
     def __init__(self, rows: list[dict]):
         keyed = sorted(
-            ((_parse_time(r["created_at"]), i, r) for i, r in enumerate(rows) if r.get("created_at")),
+            ((parse_time(r["created_at"]), i, r) for i, r in enumerate(rows) if r.get("created_at")),
             key=lambda t: (t[0], t[1]),
         )
         self.times = [t for t, _, _ in keyed]
@@ -82,13 +77,13 @@ def _coverage(folder: Path) -> tuple[dt.datetime, dt.datetime] | None:
     cov = folder / "coverage.json"
     if cov.is_file():
         data = json.loads(cov.read_text(encoding="utf-8"))
-        return _parse_time(data["start"]), _parse_time(data["end"])
+        return parse_time(data["start"]), parse_time(data["end"])
     exp = folder / "expected.json"
     if exp.is_file():
         windows = json.loads(exp.read_text(encoding="utf-8"))
         return (
-            min(_parse_time(w["window_start"]) for w in windows),
-            max(_parse_time(w["window_end"]) for w in windows),
+            min(parse_time(w["window_start"]) for w in windows),
+            max(parse_time(w["window_end"]) for w in windows),
         )
     return None
 
@@ -114,13 +109,6 @@ def load_sample(folder: Path) -> SampleData:
     )
 
 
-def _number_from_url(url: str | None) -> int | None:
-    if not url:
-        return None
-    tail = url.rstrip("/").rsplit("/", 1)[-1]
-    return int(tail) if tail.isdigit() else None
-
-
 def sample_folder(repo: RepoRef, root: Path | None = None) -> Path:
     base = root if root is not None else embedded_sample_root()
     folder = base / f"{repo.owner}__{repo.name}"
@@ -140,25 +128,22 @@ def fetch_sample_day(repo: RepoRef, window: DayWindow, root: Path | None = None)
     reviews = data.reviews.between(window.start, window.end)
     numbers = {row["number"] for row in data.created.between(window.start, window.end)}
     numbers |= {e["issue"]["number"] for e in events}
-    numbers |= {n for c in comments if (n := _number_from_url(c.get("issue_url"))) is not None}
-    numbers |= {n for c in review_comments if (n := _number_from_url(c.get("pull_request_url"))) is not None}
-    numbers |= {n for r in reviews if (n := _number_from_url(r.get("pull_request_url"))) is not None}
+    numbers |= {n for c in comments if (n := number_from_url(c.get("issue_url"))) is not None}
+    numbers |= {n for c in review_comments if (n := number_from_url(c.get("pull_request_url"))) is not None}
+    numbers |= {n for r in reviews if (n := number_from_url(r.get("pull_request_url"))) is not None}
     issues = [data.items[n] for n in sorted(numbers) if n in data.items]
     pulls = [data.pulls[n] for n in sorted(numbers) if n in data.pulls]
     covered = data.covers(window)
-    manifest = {
-        "source": "sample",
-        "repo": repo.full_name,
-        "day": window.key,
-        "window_start": window.start.isoformat(),
-        "window_end": window.end.isoformat(),
-        "semantics": "events",
-        "complete": covered,
-        "incomplete_reasons": [] if covered else ["the window is outside the sample's coverage"],
-        "request_count": 0,
-        "not_modified_count": 0,
-        "totals": {},
-    }
+    manifest = Manifest(
+        source="sample",
+        repo=repo.full_name,
+        day=window.key,
+        window_start=window.start.isoformat(),
+        window_end=window.end.isoformat(),
+        semantics="events",
+        complete=covered,
+        incomplete_reasons=[] if covered else ["the window is outside the sample's coverage"],
+    )
     return DayPayload(
         issues=issues,
         events=sorted(events, key=lambda e: (e["created_at"], e["id"])),

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import duckdb
 
+from vllm_digest.ingest.raw_store import day_dir
+from vllm_digest.model import MANIFEST, PAYLOAD_KINDS
 from vllm_digest.partitions import DayWindow
-from vllm_digest.ingest.raw_store import MANIFEST, PAYLOAD_KINDS, day_dir
 from vllm_digest.settings import RepoRef
 from vllm_digest.warehouse.writes import replace_partitions
 
