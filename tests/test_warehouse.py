@@ -133,8 +133,8 @@ def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
 
 
 def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_settings):
-    from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS
-    from vllm_digest.assets.warehouse import rows_metadata
+    from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS
+    from vllm_digest.warehouse.assets import rows_metadata
 
     settings = make_settings()
     first = dt.date(2026, 3, 1)

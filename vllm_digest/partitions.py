@@ -1,5 +1,6 @@
 """Daily partitions: one key per local day, each the half-open window
-[cutoff, cutoff + 1 day) in the configured timezone."""
+[cutoff, cutoff + 1 day) in the configured timezone; and what every partitioned
+asset of every stage shares: its backfill policy and the days of its run."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ import dagster as dg
 from vllm_digest.settings import Settings
 
 DAY_FORMAT = "%Y-%m-%d"
+# every partitioned asset runs a range of days (a backfill, a scheduled tick) as one run
+SINGLE_RUN = dg.BackfillPolicy.single_run()
+# a range run copies its metadata onto every day's event, so a {day: value} dict costs days² entries;
+# up to a month it is worth reading in the UI, beyond that the warehouse and the files answer per day
+PER_DAY_METADATA_MAX_DAYS = 31
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,18 @@ def window_for_day(key: str, settings: Settings) -> DayWindow:
 
 def windows_for_keys(keys: list[str], settings: Settings) -> list[DayWindow]:
     return [window_for_day(k, settings) for k in keys]
+
+
+def context_windows(context: dg.AssetExecutionContext, settings: Settings) -> list[DayWindow]:
+    """The days this run covers: one for a normal run, many for a single-run backfill."""
+    return windows_for_keys(list(context.partition_keys), settings)
+
+
+def day_span(windows: list[DayWindow]) -> str:
+    """How a run's days read in its log and metadata: ``2026-03-22`` or ``A...B (N days)``."""
+    if len(windows) == 1:
+        return windows[0].key
+    return f"{windows[0].key}...{windows[-1].key} ({len(windows)} days)"
 
 
 def utc_offset_label(moment: dt.datetime) -> str:

@@ -1,29 +1,8 @@
-"""What every partitioned asset shares: its partitions, policy and day windows."""
+"""What vllm_digest/assets/report.py still imports from here; each name now lives with what it is
+about (partitions, the warehouse resource). This module goes when the report asset moves to
+vllm_digest/report/assets.py and imports them from there."""
 
-from __future__ import annotations
+from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS, SINGLE_RUN, context_windows, day_span
+from vllm_digest.warehouse.resource import WAREHOUSE_POOL
 
-import dagster as dg
-
-from vllm_digest.partitions import DayWindow, windows_for_keys
-from vllm_digest.settings import Settings
-
-WAREHOUSE_POOL = "duckdb_warehouse"
-SINGLE_RUN = dg.BackfillPolicy.single_run()
-# a range run copies its metadata onto every day's event, so a {day: value} dict costs days² entries;
-# up to a month it is worth reading in the UI, beyond that the warehouse and the files answer per day
-PER_DAY_METADATA_MAX_DAYS = 31
-
-
-def context_windows(context: dg.AssetExecutionContext, settings: Settings) -> list[DayWindow]:
-    """The days this run covers: one for a normal run, many for a single-run backfill."""
-    return windows_for_keys(list(context.partition_keys), settings)
-
-
-def table_schema(columns: list[tuple[str, str]]) -> dg.TableSchema:
-    return dg.TableSchema(columns=[dg.TableColumn(name, dtype) for name, dtype in columns])
-
-
-def day_span(windows: list[DayWindow]) -> str:
-    if len(windows) == 1:
-        return windows[0].key
-    return f"{windows[0].key}...{windows[-1].key} ({len(windows)} days)"
+__all__ = ["PER_DAY_METADATA_MAX_DAYS", "SINGLE_RUN", "WAREHOUSE_POOL", "context_windows", "day_span"]

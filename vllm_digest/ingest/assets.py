@@ -1,13 +1,12 @@
-"""The ingest group: land each day's raw payloads on disk."""
+"""The ingest stage's assets: land each day's raw payloads on disk."""
 
 
 import dagster as dg
 
-from vllm_digest.assets.common import SINGLE_RUN, context_windows, day_span
 from vllm_digest.ingest.github.client import GitHubError
 from vllm_digest.ingest.raw_store import day_dir, read_day, write_day
-from vllm_digest.ingest.resources import ActivitySourceResource
-from vllm_digest.partitions import DayWindow
+from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
+from vllm_digest.partitions import SINGLE_RUN, DayWindow, context_windows, daily_partitions, day_span
 from vllm_digest.settings import RepoRef, Settings
 
 RAW_ASSET = "raw_activity"
@@ -88,3 +87,12 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         )
 
     return raw_activity
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    """Each repository's ``raw_activity`` and the ``activity_source`` resource it fetches with."""
+    partitions_def = daily_partitions(settings)
+    return dg.Definitions(
+        assets=[build_raw_asset(repo, settings, partitions_def) for repo in settings.repos],
+        resources={"activity_source": activity_source(settings)},
+    )

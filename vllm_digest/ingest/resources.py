@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import dagster as dg
@@ -9,7 +10,7 @@ import dagster as dg
 from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.model import DayPayload
 from vllm_digest.partitions import DayWindow
-from vllm_digest.settings import RepoRef
+from vllm_digest.settings import RepoRef, Settings
 
 
 class ActivitySourceResource(dg.ConfigurableResource):
@@ -37,3 +38,23 @@ class ActivitySourceResource(dg.ConfigurableResource):
                 max_rate_wait_seconds=self.max_rate_wait_seconds,
             )
         raise ValueError(f"activity source kind {self.kind!r} is not one of ['sample', 'github']")
+
+
+def activity_source(settings: Settings) -> ActivitySourceResource:
+    return ActivitySourceResource(
+        kind=settings.source,
+        sample_dir=str(settings.sample_dir) if settings.sample_dir else None,
+        github_api_url=settings.github_api_url,
+        github_token=_github_token(settings),
+    )
+
+
+def _github_token(settings: Settings):
+    """The token as an EnvVar: Dagster then stores only the variable's name in run storage
+    (job snapshots keep resource config). A token handed in another way than the process
+    environment (a settings mapping in a script) can only be passed as its value."""
+    if not settings.github_token:
+        return None
+    if os.environ.get("GITHUB_TOKEN") == settings.github_token:
+        return dg.EnvVar("GITHUB_TOKEN")
+    return settings.github_token
