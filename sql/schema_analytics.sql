@@ -1,6 +1,13 @@
--- schema_analytics: the analytics marts (topics, links, hotness, focus areas, activity, rankings),
--- each keyed by (repo, day) like every warehouse table, rebuilt by vllm_digest.analytics.build
--- for a batch of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
+-- schema_analytics: the analytics tables (topics, links, hotness, focus areas, activity, rankings):
+-- int_* are intermediate tables that only the marts read, mart_* what the report reads. Each is keyed
+-- by (repo, day) like every warehouse table and rebuilt by vllm_digest.analytics.build for a batch
+-- of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
+
+-- The intermediate tables the marts read were named mart_*; a warehouse written before keeps their rows.
+ALTER TABLE IF EXISTS mart_text_hits RENAME TO int_text_hits;
+ALTER TABLE IF EXISTS mart_item_links RENAME TO int_item_links;
+ALTER TABLE IF EXISTS mart_item_features RENAME TO int_item_features;
+ALTER TABLE IF EXISTS mart_item_topic_sets RENAME TO int_item_topic_sets;
 
 -- title_tags: the lower-cased tags a title carries: every [Tag] (split on '/' too, so [CI/Build]
 -- gives ci/build, ci and build) and a conventional-commit prefix such as fix(scheduler): -> fix, scheduler.
@@ -16,7 +23,7 @@ CREATE OR REPLACE MACRO title_tags(title) AS (
 );
 
 -- feature_matches, feature_priority, feature_evidence: how a taxonomy rule matches an item feature of
--- mart_item_features (equal value, or a path under the rule's prefix), how strong that evidence is
+-- int_item_features (equal value, or a path under the rule's prefix), how strong that evidence is
 -- (tag 1, label 2, path 4; text hits sit between them: title 3, body 5) and how it is written down.
 -- mart_item_topics and mart_focus_items both judge features by these.
 CREATE OR REPLACE MACRO feature_matches(rule_kind, rule_value, kind, value) AS (
@@ -46,8 +53,8 @@ CREATE TABLE IF NOT EXISTS ref_taxonomy_rules (
     ord INTEGER                         -- the rule's position in the file (file order decides between themes)
 );
 
--- mart_text_hits: which items' title, body or author login a taxonomy regex matched, and the matched text.
-CREATE TABLE IF NOT EXISTS mart_text_hits (
+-- int_text_hits: which items' title, body or author login a taxonomy regex matched, and the matched text.
+CREATE TABLE IF NOT EXISTS int_text_hits (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
     number INTEGER NOT NULL,            -- the issue or PR whose text matched
@@ -55,12 +62,12 @@ CREATE TABLE IF NOT EXISTS mart_text_hits (
     owner_id VARCHAR NOT NULL,          -- the topic, focus area or theme of the rule
     parent_id VARCHAR,                  -- a theme's focus area (null otherwise)
     field VARCHAR NOT NULL,             -- what matched: title, body or author (the login)
-    rule_ord INTEGER,                   -- the matching rule's ord in mart_taxonomy_rules
+    rule_ord INTEGER,                   -- the matching rule's ord in ref_taxonomy_rules
     matched VARCHAR                     -- the text the regex matched (the login for author rules)
 );
 
--- mart_item_links: issue <-> PR links found in bodies (fixes/closes/resolves #N) or in title evidence.
-CREATE TABLE IF NOT EXISTS mart_item_links (
+-- int_item_links: issue <-> PR links found in bodies (fixes/closes/resolves #N) or in title evidence.
+CREATE TABLE IF NOT EXISTS int_item_links (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key) whose items hold the evidence
     issue_number INTEGER NOT NULL,      -- the issue end of the link
@@ -74,8 +81,8 @@ CREATE TABLE IF NOT EXISTS mart_item_links (
     pr_in_day BOOLEAN                   -- whether the PR is an item of the day
 );
 
--- mart_item_features: each item's matchable evidence (title tag, label, review-comment path).
-CREATE TABLE IF NOT EXISTS mart_item_features (
+-- int_item_features: each item's matchable evidence (title tag, label, review-comment path).
+CREATE TABLE IF NOT EXISTS int_item_features (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
     number INTEGER NOT NULL,            -- the issue or PR number
@@ -224,7 +231,7 @@ CREATE TABLE IF NOT EXISTS mart_key_changes (
     author_login VARCHAR,               -- the author's login (null when the payload has no user)
     labels VARCHAR[],                   -- the label names
     change_status VARCHAR,              -- merged (in the window) or opened (in the window, not merged yet)
-    topics VARCHAR[],                   -- its topics (mart_item_topic_sets)
+    topics VARCHAR[],                   -- its topics (int_item_topic_sets)
     rising_topics VARCHAR[],            -- its topics that are rising today
     size_lines INTEGER,                 -- additions + deletions (0 when unknown)
     size_known BOOLEAN,                 -- whether the PR's size was fetched
@@ -251,10 +258,10 @@ CREATE TABLE IF NOT EXISTS mart_notable_issues (
     labels VARCHAR[],                   -- the label names
     is_rfc BOOLEAN,                     -- an RFC: [RFC] title tag or label rfc
     open_at_window_end BOOLEAN,         -- still open when the window ended
-    topics VARCHAR[],                   -- its topics (mart_item_topic_sets)
+    topics VARCHAR[],                   -- its topics (int_item_topic_sets)
     risk_topics VARCHAR[],              -- its risk topics
     rising_topics VARCHAR[],            -- its topics that are rising today
-    linked_prs INTEGER[],               -- PRs linked to it (mart_item_links)
+    linked_prs INTEGER[],               -- PRs linked to it (int_item_links)
     hotness DOUBLE,                     -- its hotness (mart_item_hotness)
     rfc_points DOUBLE,                  -- 5 if an RFC
     open_points DOUBLE,                 -- 2 if open at the window's end
@@ -266,8 +273,8 @@ CREATE TABLE IF NOT EXISTS mart_notable_issues (
     notable_rank INTEGER                -- 1 = the day's most notable; ties go to the newer item
 );
 
--- mart_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.
-CREATE TABLE IF NOT EXISTS mart_item_topic_sets (
+-- int_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.
+CREATE TABLE IF NOT EXISTS int_item_topic_sets (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
     number INTEGER NOT NULL,            -- the issue or PR number

@@ -45,7 +45,7 @@ class Dataset:
 
     @classmethod
     def from_sample(cls, folder: Path | None = None) -> "Dataset":
-        from vllm_digest.sources.sample import embedded_sample_root, load_sample
+        from vllm_digest.ingest.sample import embedded_sample_root, load_sample
 
         data = load_sample(folder or embedded_sample_root() / "vllm-project__vllm")
         return cls(

@@ -8,9 +8,9 @@ import dagster as dg
 
 from conftest import materialize, report_path
 from vllm_digest.definitions import build_definitions
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.partitions import window_for_day
-from vllm_digest.raw_store import write_day
-from vllm_digest.sources.sample import fetch_sample_day
 from vllm_digest.warehouse import quality
 from vllm_digest.warehouse.resource import WarehouseResource
 
@@ -65,7 +65,7 @@ def _synthetic_sample(root):
 def _land(settings, day, totals):
     repo = settings.repos[0]
     payload = fetch_sample_day(repo, window_for_day(day, settings), settings.sample_dir)
-    payload.manifest["totals"] = totals
+    payload.manifest.totals = totals
     write_day(settings.raw_dir, repo, day, payload)
 
 

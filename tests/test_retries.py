@@ -10,11 +10,11 @@ import pytest
 
 from tests.github_emulator import Dataset, Fault, GitHubEmulator
 from tests.github_fixtures import FAST, REPO, TOKEN
-from vllm_digest.assets.ingest import FETCH_RETRY_POLICY, RAW_ASSET, fetch_or_fail
 from vllm_digest.definitions import build_definitions
-from vllm_digest.github.client import GitHubClient, GitHubError, RateLimitError
+from vllm_digest.ingest.assets import FETCH_RETRY_POLICY, RAW_ASSET, fetch_or_fail
+from vllm_digest.ingest.github.client import GitHubClient, GitHubError, RateLimitError
+from vllm_digest.ingest.resources import ActivitySourceResource
 from vllm_digest.partitions import window_for_day
-from vllm_digest.sources.resource import ActivitySourceResource
 
 DAY = "2026-03-22"
 ISSUES = "repos/vllm-project/vllm/issues"
@@ -107,7 +107,7 @@ def test_permanent_fetch_error_fails_the_run_once_without_retry(make_settings, e
 EVENTS = "repos/vllm-project/vllm/issues/events"
 # a 1 s deadline and a window that fits all five attempts of it: the drip would take hours
 DEADLINE = {**FAST, "request_deadline_seconds": 1.0, "max_retry_seconds": 60.0}
-CLIENT_LOG = "vllm_digest.github.client"
+CLIENT_LOG = "vllm_digest.ingest.github.client"
 
 
 def retry_lines(caplog) -> list[str]:

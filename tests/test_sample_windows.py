@@ -17,11 +17,10 @@ import pytest
 from conftest import sample_windows
 from pipeline_helpers import build_sample_day, five_sets
 from vllm_digest.definitions import build_definitions
+from vllm_digest.model import SET_NAMES as SETS
 from vllm_digest.partitions import window_for_day
 from vllm_digest.warehouse.resource import WarehouseResource
-from vllm_digest.sources.sample import SampleFileError, fetch_sample_day
-
-SETS = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
+from vllm_digest.ingest.sample import SampleFileError, fetch_sample_day
 
 
 @pytest.mark.parametrize("expected", sample_windows(), ids=lambda w: f"{w['day']}@{w['cutoff']}")

@@ -15,7 +15,7 @@ from pipeline_helpers import ALL_MODELS, build_sample_day, table_hashes
 from vllm_digest.definitions import build_definitions
 from vllm_digest.partitions import window_for_day
 from vllm_digest.warehouse.layers import CORE_MODELS, day_params
-from vllm_digest.warehouse.partitions import replace_partition
+from vllm_digest.warehouse.writes import replace_partition
 from vllm_digest.warehouse.resource import WarehouseResource
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def _materializations(result, table):
 def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
     from conftest import materialize
     from vllm_digest.warehouse.lineage import DECLARED
-    from vllm_digest.warehouse.partitions import table_columns
+    from vllm_digest.warehouse.writes import table_columns
 
     settings = make_settings()
     result = materialize(settings, "2026-03-21", "2026-03-22")
@@ -133,8 +133,8 @@ def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
 
 
 def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_settings):
-    from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS
-    from vllm_digest.assets.warehouse import rows_metadata
+    from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS
+    from vllm_digest.warehouse.assets import rows_metadata
 
     settings = make_settings()
     first = dt.date(2026, 3, 1)
@@ -181,7 +181,7 @@ def test_a_schema_line_that_is_no_column_is_named_with_its_file_and_line():
 
 def test_raw_landing_metadata_of_a_range_holds_for_every_day(make_settings):
     """A range run's metadata lands on each day's event: it names the folder of all days, never the last day's."""
-    from vllm_digest.raw_store import read_day
+    from vllm_digest.ingest.raw_store import read_day
 
     settings = make_settings()
     defs = build_definitions(settings)
@@ -209,3 +209,21 @@ def test_raw_landing_metadata_of_a_range_holds_for_every_day(make_settings):
     [(day, single)] = landed(partition_key="2026-03-21").items()
     assert single["path"].value == str(folder / "2026-03-21")
     assert single["issues_and_prs"].value == by_day["2026-03-21"]["issues_and_prs"]
+
+
+def test_a_warehouse_with_the_old_intermediate_table_names_keeps_their_rows(tmp_path):
+    """The intermediate tables were named mart_*; opening an older warehouse renames them, rows included."""
+    import duckdb
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE mart_item_links (repo VARCHAR, day DATE, issue_number INTEGER, pr_number INTEGER, "
+                "link_kind VARCHAR, evidence VARCHAR, shared_words VARCHAR[], minutes_apart DOUBLE, "
+                "issue_in_day BOOLEAN, pr_in_day BOOLEAN)")
+    con.execute("INSERT INTO mart_item_links VALUES ('o/r', DATE '2026-03-22', 1, 2, 'body', 'fixes #1', [], 0, true, true)")
+    con.close()
+    with WarehouseResource(path=str(path)).connect() as con:
+        tables = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        rows = con.execute("SELECT issue_number, pr_number, link_kind FROM int_item_links").fetchall()
+    assert "mart_item_links" not in tables and {"int_text_hits", "int_item_features"} <= tables
+    assert rows == [(1, 2, "body")]

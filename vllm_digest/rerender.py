@@ -30,7 +30,7 @@ import dagster as dg
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS
 from vllm_digest.assets.report import REPORT_ASSET
-from vllm_digest.assets.site import SITE_KEY
+from vllm_digest.site.assets import SITE_KEY
 from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
 from vllm_digest.settings import Settings
 

@@ -1,4 +1,7 @@
-"""The daily job and its schedule.
+"""How the graph runs: the daily job over every stage, its schedule, and the executor.
+
+They belong to no stage: the job selects every asset of every repository, and the schedule asks
+for whole-graph runs over ranges of days.
 
 Each tick asks for ONE run over a partition range: the day that just closed
 plus the ``late_days`` before it. Every partitioned asset has
@@ -16,7 +19,9 @@ import dagster as dg
 
 from vllm_digest.partitions import last_day, window_for_day
 from vllm_digest.settings import Settings
+from vllm_digest.taxonomy.loader import taxonomy_from_settings
 
+EXECUTORS = {"in_process": dg.in_process_executor, "multiprocess": dg.multiprocess_executor}
 DAILY_JOB = "daily_digest"
 DAILY_SCHEDULE = "daily_digest_schedule"
 RANGE_START_TAG = "dagster/asset_partition_range_start"
@@ -135,4 +140,19 @@ def build_daily_schedule(settings: Settings, job) -> dg.ScheduleDefinition:
             f"({settings.timezone}); one run over the day that closed and the "
             f"{settings.late_days} day(s) before it, so late comments and merges converge."
         ),
+    )
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    """The job, its schedule, the sensor that re-renders the days whose trend baseline a run fed, and
+    the executor every run takes (scheduled, launched from the UI, backfills)."""
+    from vllm_digest.rerender import build_baseline_sensor  # it builds on this module's job and tags
+
+    job = build_daily_job(settings)
+    window = taxonomy_from_settings(settings).params()["trend_baseline_days"]
+    return dg.Definitions(
+        jobs=[job],
+        schedules=[build_daily_schedule(settings, job)],
+        sensors=[build_baseline_sensor(settings, job, window)],
+        executor=EXECUTORS[settings.executor],
     )

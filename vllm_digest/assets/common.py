@@ -1,41 +1,8 @@
-"""What every partitioned asset shares: its partitions, policy and day windows."""
+"""What vllm_digest/assets/report.py still imports from here; each name now lives with what it is
+about (partitions, the warehouse resource). This module goes when the report asset moves to
+vllm_digest/report/assets.py and imports them from there."""
 
-from __future__ import annotations
+from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS, SINGLE_RUN, context_windows, day_span
+from vllm_digest.warehouse.resource import WAREHOUSE_POOL
 
-import dagster as dg
-
-from vllm_digest.partitions import DayBeforeStartError, DayWindow, check_not_before_start, windows_for_keys
-from vllm_digest.settings import Settings
-
-WAREHOUSE_POOL = "duckdb_warehouse"
-SINGLE_RUN = dg.BackfillPolicy.single_run()
-# a range run copies its metadata onto every day's event, so a {day: value} dict costs days² entries;
-# up to a month it is worth reading in the UI, beyond that the warehouse and the files answer per day
-PER_DAY_METADATA_MAX_DAYS = 31
-
-
-def context_windows(context: dg.AssetExecutionContext, settings: Settings) -> list[DayWindow]:
-    """The days this run covers: one for a normal run, many for a single-run backfill.
-
-    A range that starts before ``start_date`` (range tags, as a script or ``make demo`` with a
-    later start_date set them) reaches the assets: its start is checked before Dagster lists
-    the range's keys, which fails with a bare invariant error, and the step fails without
-    retries (the raw asset's RetryPolicy would otherwise retry it for minutes)."""
-    try:
-        check_not_before_start(context.partition_key_range.start, settings)
-        return windows_for_keys(list(context.partition_keys), settings)
-    except DayBeforeStartError as exc:
-        raise dg.Failure(description=str(exc), allow_retries=False) from None
-
-
-def table_schema(columns: list[tuple[str, str]], descriptions: dict[str, str] | None = None) -> dg.TableSchema:
-    descriptions = descriptions or {}
-    return dg.TableSchema(
-        columns=[dg.TableColumn(name, dtype, description=descriptions.get(name) or None) for name, dtype in columns]
-    )
-
-
-def day_span(windows: list[DayWindow]) -> str:
-    if len(windows) == 1:
-        return windows[0].key
-    return f"{windows[0].key}...{windows[-1].key} ({len(windows)} days)"
+__all__ = ["PER_DAY_METADATA_MAX_DAYS", "SINGLE_RUN", "WAREHOUSE_POOL", "context_windows", "day_span"]

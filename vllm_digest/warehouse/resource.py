@@ -16,6 +16,9 @@ from pydantic import Field
 from vllm_digest.warehouse.sql_files import schema_statements
 
 _LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
+# the pool every step that writes (or reads) the warehouse declares: DuckDB allows one writer per file,
+# and dagster.yaml lets one step of the pool run at a time
+WAREHOUSE_POOL = "duckdb_warehouse"
 
 
 class WarehouseResource(dg.ConfigurableResource):

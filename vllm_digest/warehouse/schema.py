@@ -16,8 +16,8 @@ import re
 
 import duckdb
 
-from vllm_digest.warehouse.partitions import table_columns
 from vllm_digest.warehouse.sql_files import schema_files, schema_statements
+from vllm_digest.warehouse.writes import table_columns
 
 _CREATE_TABLE = re.compile(r"^CREATE TABLE IF NOT EXISTS ([a-z_][a-z0-9_]*) \($")
 _COLUMN_LINE = re.compile(r"^\s+([a-z_][a-z0-9_]*)\s[^-]*?(?:--\s*(.*?))?\s*$")

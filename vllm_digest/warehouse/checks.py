@@ -16,10 +16,10 @@ from typing import Callable
 
 import dagster as dg
 
-from vllm_digest.assets.common import WAREHOUSE_POOL, context_windows
+from vllm_digest.partitions import context_windows
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse import quality
-from vllm_digest.warehouse.resource import WarehouseResource
+from vllm_digest.warehouse.resource import WAREHOUSE_POOL, WarehouseResource
 
 Rule = Callable[..., dict[str, quality.Outcome]]  # (con, repo=, days=) -> day -> outcome
 
@@ -81,7 +81,3 @@ def build_repo_checks(repo: RepoRef, settings: Settings, partitions_def) -> list
             yield dg.Output(None, output_name=checks_def.get_output_name_for_asset_check_key(key))
 
     return [warehouse_checks]
-
-
-def build_all_checks(settings: Settings, partitions_def) -> list[dg.AssetChecksDefinition]:
-    return [c for repo in settings.repos for c in build_repo_checks(repo, settings, partitions_def)]

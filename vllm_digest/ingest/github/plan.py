@@ -54,11 +54,23 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass, field
+from typing import Callable, Iterator
 
-from vllm_digest.github.client import GitHubClient, Response, expect_list, expect_object, expect_search
-from vllm_digest.github.replay import ReplayCache, compact
+from vllm_digest.ingest.github.client import GitHubClient
+from vllm_digest.ingest.github.endpoints import (
+    Page,
+    fetch_issue_comments,
+    fetch_issue_events,
+    fetch_issues,
+    fetch_pull,
+    fetch_pull_reviews,
+    fetch_review_comments,
+    fetch_search_issues,
+)
+from vllm_digest.ingest.replay import ReplayCache, compact
+from vllm_digest.ingest.rest import number_from_url, parse_time
+from vllm_digest.model import DayPayload, Manifest
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import DayPayload
 from vllm_digest.settings import RepoRef
 
 SECOND = dt.timedelta(seconds=1)
@@ -80,20 +92,9 @@ class FetchOptions:
     recent_hours: float = 6.0
 
 
-def parse_time(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def search_time(moment: dt.datetime) -> str:
     """Search qualifiers take UTC ISO times, e.g. ``2026-03-22T03:39:00Z``."""
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _number_from_url(url: str | None) -> int | None:
-    tail = (url or "").rstrip("/").rsplit("/", 1)[-1]
-    return int(tail) if tail.isdigit() else None
 
 
 @dataclass
@@ -102,10 +103,23 @@ class _SearchResult:
     items: list[dict] = field(default_factory=list)
 
 
-class _DayFetch:
-    def __init__(self, client: GitHubClient, repo: RepoRef, window: DayWindow, options: FetchOptions):
-        self.client, self.repo, self.window, self.options = client, repo, window, options
-        self.base = f"repos/{repo.owner}/{repo.name}"
+class DayPlan:
+    """The requests that land one report day (the module docstring's plan); ``run()`` makes them.
+
+    ``previous`` is the day as landed before, if any: its pages are replayed for GitHub's 304
+    answers, so an unchanged page costs no rate limit."""
+
+    def __init__(
+        self,
+        client: GitHubClient,
+        repo: RepoRef,
+        window: DayWindow,
+        previous: DayPayload | None = None,
+        options: FetchOptions | None = None,
+    ):
+        self.client, self.repo, self.window = client, repo, window
+        self.options = options or FetchOptions()
+        client.cache = ReplayCache(previous)
         self.replay: dict[str, dict] = {}
         self.reasons: list[str] = []
         self.totals: dict[str, dict] = {}
@@ -116,9 +130,15 @@ class _DayFetch:
         self.notes: dict[str, object] = {}
 
     # ------------------------------------------------------------- helpers
-    def _note(self, response: Response, kind: str, shape: str = "list") -> None:
-        if response.etag:
-            self.replay[response.url] = compact(response, kind, shape)
+    def _note(self, page: Page) -> Page:
+        if page.response.etag:
+            self.replay[page.response.url] = compact(page.response, page.kind, page.shape)
+        return page
+
+    def _pages(self, pages: Iterator[Page]) -> Iterator[Page]:
+        """An endpoint's pages, each recorded for the replay as it arrives."""
+        for page in pages:
+            yield self._note(page)
 
     def _keep_item(self, item: dict, into: dict[int, dict] | None = None) -> None:
         into = self.items if into is None else into
@@ -139,10 +159,9 @@ class _DayFetch:
         """Events of the window, or None when the endpoint no longer reaches back to it."""
         kept: dict[int, dict] = {}
         pages = 0
-        for response in self.client.pages(f"{self.base}/issues/events", {"per_page": self.options.per_page}):
+        for page in self._pages(fetch_issue_events(self.client, self.repo, self.options.per_page)):
             pages += 1
-            rows = expect_list(response)
-            self._note(response, "events")
+            response, rows = page.response, page.rows
             if pages == 1:
                 now = response.server_time or time.time()
                 self.server_now = now
@@ -171,28 +190,25 @@ class _DayFetch:
         return sorted(kept.values(), key=lambda e: (e.get("created_at") or "", e["id"]))
 
     # -------------------------------------------------------------- search
-    def _search_page(self, url_or_path: str, params: dict | None) -> tuple[Response, dict]:
-        response = self.client.get(url_or_path, params)
-        data = expect_search(response)
+    def _search_page(self, params: dict | None = None, url: str | None = None) -> Page:
+        page = fetch_search_issues(self.client, params, url)
         retries = 0
-        while data.get("incomplete_results") and retries < self.options.incomplete_retries:
+        while page.data.get("incomplete_results") and retries < self.options.incomplete_retries:
             retries += 1
-            response = self.client.get(response.url, conditional=False)
-            data = expect_search(response)
-        if data.get("incomplete_results"):
+            page = fetch_search_issues(self.client, url=page.response.url, conditional=False)
+        if page.data.get("incomplete_results"):
             self.reasons.append(
-                f"search {params['q'] if params else response.url} returned incomplete_results "
+                f"search {params['q'] if params else page.response.url} returned incomplete_results "
                 f"after {retries + 1} tries"
             )
-        self._note(response, "issues", "search")
-        return response, data
+        return self._note(page)
 
     def search(self, qualifiers: str, field_name: str, lo: dt.datetime, hi: dt.datetime) -> _SearchResult:
         """Items whose ``field_name`` lies in [lo, hi), splitting the range past the result cap."""
         q = f"repo:{self.repo.full_name} {qualifiers} {field_name}:{search_time(lo)}..{search_time(hi - SECOND)}"
         params = {"q": q, "sort": "created", "order": "asc", "per_page": self.options.per_page}
-        response, data = self._search_page("search/issues", params)
-        total = data["total_count"]
+        page = self._search_page(params)
+        total = page.data["total_count"]
         if total > self.options.search_cap:
             if hi - lo > SECOND:
                 mid = lo + (hi - lo) / 2
@@ -206,13 +222,13 @@ class _DayFetch:
         result = _SearchResult(total=total)
         reachable = self.options.search_cap
         while True:
-            for item in data["items"]:
+            for item in page.items:
                 moment = parse_time(item.get(f"{field_name}_at"))
                 if moment is not None and lo <= moment < hi:
                     result.items.append(item)
-            if not response.next_url or len(result.items) >= reachable:
+            if not page.response.next_url or len(result.items) >= reachable:
                 break
-            response, data = self._search_page(response.next_url, None)
+            page = self._search_page(url=page.response.next_url)
         return result
 
     def search_set(self, name: str, qualifiers: str, field_name: str) -> list[dict]:
@@ -226,11 +242,9 @@ class _DayFetch:
     # --------------------------------------------------------- recent day
     def open_items(self) -> None:
         """Every open item updated since the window start, into the pool (step 2, a recent day)."""
-        params = {"state": "open", "since": search_time(self.window.start), "sort": "updated",
-                  "direction": "asc", "per_page": self.options.per_page}
-        for response in self.client.pages(f"{self.base}/issues", params):
-            self._note(response, "issues")
-            for item in expect_list(response):
+        since = search_time(self.window.start)
+        for page in self._pages(fetch_issues(self.client, self.repo, "open", since, self.options.per_page)):
+            for item in page.rows:
                 self._keep_item(item, self.pool)
 
     def created_from_pool(self) -> None:
@@ -250,23 +264,22 @@ class _DayFetch:
         q = (f"repo:{self.repo.full_name} closed:<{search_time(self.window.start)} "
              f"updated:>={search_time(self.window.start)}")
         params = {"q": q, "sort": "updated", "order": "asc", "per_page": self.options.per_page}
-        response, data = self._search_page("search/issues", params)
+        page = self._search_page(params)
         while True:
-            for item in data["items"]:
+            for item in page.items:
                 if item.get("number") in missing:
                     self._keep_item(item)
-            if not response.next_url or not (missing - set(self.items)):
+            if not page.response.next_url or not (missing - set(self.items)):
                 break
-            response, data = self._search_page(response.next_url, None)
+            page = self._search_page(url=page.response.next_url)
 
     # ------------------------------------------------------------ comments
-    def comments(self, path: str, kind: str) -> list[dict]:
-        params = {"since": search_time(self.window.start), "sort": "created", "direction": "asc",
-                  "per_page": self.options.per_page}
+    def comments(self, endpoint: Callable[..., Iterator[Page]]) -> list[dict]:
+        """The window's comments from ``endpoint`` (issue or review comments), paged until past its end."""
         kept: dict[int, dict] = {}
-        for response in self.client.pages(f"{self.base}/{path}", params):
-            rows = expect_list(response)
-            self._note(response, kind)
+        pages = endpoint(self.client, self.repo, search_time(self.window.start), self.options.per_page)
+        for page in self._pages(pages):
+            rows = page.rows
             for row in rows:
                 moment = parse_time(row.get("created_at"))
                 if moment is not None and self.window.contains(moment):
@@ -284,12 +297,9 @@ class _DayFetch:
             missing = numbers - set(self.items)
         if not missing:
             return
-        params = {"state": "all", "since": search_time(self.window.start), "sort": "updated",
-                  "direction": "asc", "per_page": self.options.per_page}
-        for response in self.client.pages(f"{self.base}/issues", params):
-            rows = expect_list(response)
-            self._note(response, "issues")
-            for item in rows:
+        since = search_time(self.window.start)
+        for page in self._pages(fetch_issues(self.client, self.repo, "all", since, self.options.per_page)):
+            for item in page.rows:
                 if item.get("number") in missing:
                     self._keep_item(item)
                     missing.discard(item["number"])
@@ -302,10 +312,8 @@ class _DayFetch:
     def reviews(self, pr_numbers: list[int]) -> list[dict]:
         kept: dict[int, dict] = {}
         for number in pr_numbers[: self.options.max_review_requests]:
-            for response in self.client.pages(f"{self.base}/pulls/{number}/reviews", {"per_page": self.options.per_page}):
-                rows = expect_list(response)
-                self._note(response, "reviews")
-                for row in rows:
+            for page in self._pages(fetch_pull_reviews(self.client, self.repo, number, self.options.per_page)):
+                for row in page.rows:
                     moment = parse_time(row.get("submitted_at"))
                     if moment is not None and self.window.contains(moment):
                         kept[row["id"]] = row
@@ -314,109 +322,130 @@ class _DayFetch:
     def pulls(self, pr_numbers: list[int]) -> list[dict]:
         out = []
         for number in pr_numbers[: self.options.max_pull_requests]:
-            response = self.client.get(f"{self.base}/pulls/{number}")
-            pull = expect_object(response)
-            self._note(response, "pulls", "object")
+            pull = self._note(fetch_pull(self.client, self.repo, number)).data
             out.append({k: pull.get(k) for k in _PULL_FIELDS})
         return out
 
+    # ----------------------------------------------------------------- run
+    def run(self) -> DayPayload:
+        """Make the day's requests, in the plan's order, and return what they landed."""
+        client = self.client
+        first_request, first_304, first_record = client.request_count, client.not_modified_count, len(client.records)
+        events = self.events()
+        semantics = "events" if events is not None else "snapshot"
+        if events is None:
+            events = []
+            self.closed_from_searches()
+        else:
+            self.closed_from_events(events)
+        self.created(recent=semantics == "events" and self.is_recent())
+        comments = self.comments(fetch_issue_comments)
+        review_comments = self.comments(fetch_review_comments)
+        reviewed = list(dict.fromkeys(
+            n for c in review_comments if (n := number_from_url(c.get("pull_request_url"))) is not None
+        ))
+        merged_in_window = sorted({
+            e["issue"]["number"] for e in events if e.get("event") == "merged" and isinstance(e.get("issue"), dict)
+        } | set(self.totals.get("merged_prs", {}).get("numbers", [])))
+        reviews = self.reviews(reviewed + [n for n in merged_in_window if n not in reviewed])
+        referenced = {n for c in comments if (n := number_from_url(c.get("issue_url"))) is not None}
+        referenced |= set(reviewed)
+        referenced |= {n for r in reviews if (n := number_from_url(r.get("pull_request_url"))) is not None}
+        self.missing_items(referenced)
+        pulls = self.pulls(merged_in_window)
+        return DayPayload(
+            manifest=self.manifest(semantics, first_request, first_304, first_record),
+            issues=sorted(self.items.values(), key=lambda i: i["number"]),
+            events=events,
+            comments=comments,
+            review_comments=review_comments,
+            reviews=reviews,
+            pulls=pulls,
+        )
 
-def fetch_github_day(
-    client: GitHubClient,
-    repo: RepoRef,
-    window: DayWindow,
-    previous: DayPayload | None,
-    options: FetchOptions | None = None,
-) -> DayPayload:
-    """Fetch one report day; ``previous`` (the landed day, if any) makes unchanged pages free."""
-    options = options or FetchOptions()
-    client.cache = ReplayCache(previous)
-    plan = _DayFetch(client, repo, window, options)
-    start_requests, start_304 = client.request_count, client.not_modified_count
-    start_records = len(client.records)
-
-    events = plan.events()
-    semantics = "events" if events is not None else "snapshot"
-    if events is None:
-        events = []
-        for item in plan.search_set("closed_issues", "is:issue", "closed"):
-            plan._keep_item(item)
-        closed_prs = plan.search("is:pr", "closed", window.start, window.end)
-        merged = sorted({i["number"] for i in closed_prs.items if (i.get("pull_request") or {}).get("merged_at")})
-        unmerged = sorted({i["number"] for i in closed_prs.items} - set(merged))
-        plan.totals["merged_prs"] = {"count": len(merged), "numbers": merged}
-        plan.totals["closed_unmerged_prs"] = {"count": len(unmerged), "numbers": unmerged}
-        plan.totals["closed_prs"] = {"count": closed_prs.total, "numbers": merged + unmerged}
-        for item in closed_prs.items:
-            plan._keep_item(item)
-    else:
+    def closed_from_events(self, events: list[dict]) -> None:
+        """Step 1: the items closed, merged or reopened in the window come embedded in their events."""
         for event in events:
             issue = event.get("issue")
             if event.get("event") in ("closed", "merged", "reopened") and isinstance(issue, dict) and "title" in issue:
-                plan._keep_item(issue)
+                self._keep_item(issue)
 
-    recent = semantics == "events" and plan.is_recent()
-    plan.notes["items_plan"] = "open issues list" if recent else "created searches"
-    if recent:
-        plan.open_items()
-        plan.created_from_pool()
-    else:
-        for name, qualifier in (("new_issues", "is:issue"), ("new_prs", "is:pr")):
-            for item in plan.search_set(name, qualifier, "created"):
-                plan._keep_item(item)
+    def closed_from_searches(self) -> None:
+        """Step 1 on a day the events endpoint no longer reaches: ``closed:`` searches (snapshot semantics)."""
+        for item in self.search_set("closed_issues", "is:issue", "closed"):
+            self._keep_item(item)
+        closed_prs = self.search("is:pr", "closed", self.window.start, self.window.end)
+        merged = sorted({i["number"] for i in closed_prs.items if (i.get("pull_request") or {}).get("merged_at")})
+        unmerged = sorted({i["number"] for i in closed_prs.items} - set(merged))
+        self.totals["merged_prs"] = {"count": len(merged), "numbers": merged}
+        self.totals["closed_unmerged_prs"] = {"count": len(unmerged), "numbers": unmerged}
+        self.totals["closed_prs"] = {"count": closed_prs.total, "numbers": merged + unmerged}
+        for item in closed_prs.items:
+            self._keep_item(item)
 
-    comments = plan.comments("issues/comments", "comments")
-    review_comments = plan.comments("pulls/comments", "review_comments")
-    reviewed = list(dict.fromkeys(
-        n for c in review_comments if (n := _number_from_url(c.get("pull_request_url"))) is not None
-    ))
-    merged_in_window = sorted({
-        e["issue"]["number"] for e in events if e.get("event") == "merged" and isinstance(e.get("issue"), dict)
-    } | set(plan.totals.get("merged_prs", {}).get("numbers", [])))
-    reviews = plan.reviews(reviewed + [n for n in merged_in_window if n not in reviewed])
-    referenced = {n for c in comments if (n := _number_from_url(c.get("issue_url"))) is not None}
-    referenced |= set(reviewed)
-    referenced |= {n for r in reviews if (n := _number_from_url(r.get("pull_request_url"))) is not None}
-    plan.missing_items(referenced)
-    pulls = plan.pulls(merged_in_window)
+    def created(self, recent: bool) -> None:
+        """Step 2: the items created in the window, from the open issues list on a recent day, else searches."""
+        self.notes["items_plan"] = "open issues list" if recent else "created searches"
+        if recent:
+            self.open_items()
+            self.created_from_pool()
+        else:
+            for name, qualifier in (("new_issues", "is:issue"), ("new_prs", "is:pr")):
+                for item in self.search_set(name, qualifier, "created"):
+                    self._keep_item(item)
 
-    records = client.records[start_records:]
-    counted: dict[str, int] = {}
-    for r in records:
-        if not r.not_modified:
-            counted[r.resource] = counted.get(r.resource, 0) + 1
-    manifest = {
-        "source": "github",
-        "api_url": client.api_url,
-        "repo": repo.full_name,
-        "day": window.key,
-        "window_start": window.start.isoformat(),
-        "window_end": window.end.isoformat(),
-        "semantics": semantics,
-        "complete": not plan.reasons,
-        "incomplete_reasons": list(plan.reasons),
-        "request_count": client.request_count - start_requests,
-        "not_modified_count": client.not_modified_count - start_304,
-        "rate_limited_requests": counted,
-        "rate_limit_remaining": client.rate_limit_remaining,
-        "search_rate_limit_remaining": client.budgets.get("search").remaining if "search" in client.budgets else None,
-        "fetched_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-        "totals": plan.totals,
-        "etags": {url: rec["etag"] for url, rec in plan.replay.items()},
-        "replay": plan.replay,
-        "requests": [
-            {"path": r.path, "status": r.status, "not_modified": r.not_modified, "attempt": r.attempts}
-            for r in records
-        ],
-        "options": {k: getattr(options, k) for k in options.__dataclass_fields__},
-        **plan.notes,
-    }
-    return DayPayload(
-        issues=sorted(plan.items.values(), key=lambda i: i["number"]),
-        events=events,
-        comments=comments,
-        review_comments=review_comments,
-        reviews=reviews,
-        pulls=pulls,
-        manifest=manifest,
-    )
+    def manifest(self, semantics: str, first_request: int, first_304: int, first_record: int) -> Manifest:
+        """How the day was landed: the requests made since ``first_*``, the totals, the replay records."""
+        client, options = self.client, self.options
+        records = client.records[first_record:]
+        counted: dict[str, int] = {}
+        for r in records:
+            if not r.not_modified:
+                counted[r.resource] = counted.get(r.resource, 0) + 1
+        search_budget = client.budgets.get("search")
+        return Manifest(
+            source="github",
+            repo=self.repo.full_name,
+            day=self.window.key,
+            window_start=self.window.start.isoformat(),
+            window_end=self.window.end.isoformat(),
+            semantics=semantics,
+            complete=not self.reasons,
+            incomplete_reasons=list(self.reasons),
+            request_count=client.request_count - first_request,
+            not_modified_count=client.not_modified_count - first_304,
+            totals=self.totals,
+            details={
+                "api_url": client.api_url,
+                "rate_limited_requests": counted,
+                "rate_limit_remaining": client.rate_limit_remaining,
+                "search_rate_limit_remaining": search_budget.remaining if search_budget is not None else None,
+                "fetched_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                "etags": {url: rec["etag"] for url, rec in self.replay.items()},
+                "replay": self.replay,
+                "requests": [
+                    {"path": r.path, "status": r.status, "not_modified": r.not_modified, "attempt": r.attempts}
+                    for r in records
+                ],
+                "options": {k: getattr(options, k) for k in options.__dataclass_fields__},
+                **self.notes,
+            },
+        )
+
+
+_FETCH_KEYS = set(FetchOptions.__dataclass_fields__)
+
+
+def fetch_day(
+    repo: RepoRef,
+    window: DayWindow,
+    api_url: str,
+    token: str | None,
+    previous: DayPayload | None = None,
+    **client_options,
+) -> DayPayload:
+    """Fetch one day from GitHub. ``client_options`` go to ``GitHubClient`` (timeouts,
+    retries, ``max_rate_wait_seconds``) or to ``FetchOptions`` (per-PR detail budgets)."""
+    fetch_kwargs = {k: client_options.pop(k) for k in list(client_options) if k in _FETCH_KEYS}
+    with GitHubClient(api_url=api_url, token=token, **client_options) as client:
+        return DayPlan(client, repo, window, previous, FetchOptions(**fetch_kwargs)).run()

@@ -1,14 +1,21 @@
-"""The ingest group: land each day's raw payloads on disk."""
+"""The ingest stage's assets: land each day's raw payloads on disk."""
 
 
 import dagster as dg
 
-from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS, SINGLE_RUN, context_windows, day_span
-from vllm_digest.github.client import GitHubError
-from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import DayPayload, day_dir, read_day, repo_dir, write_day
+from vllm_digest.ingest.github.client import GitHubError
+from vllm_digest.ingest.raw_store import day_dir, read_day, repo_dir, write_day
+from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
+from vllm_digest.model import DayPayload
+from vllm_digest.partitions import (
+    PER_DAY_METADATA_MAX_DAYS,
+    SINGLE_RUN,
+    DayWindow,
+    context_windows,
+    daily_partitions,
+    day_span,
+)
 from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.sources.resource import ActivitySourceResource
 
 RAW_ASSET = "raw_activity"
 
@@ -84,8 +91,8 @@ def landed_counts(payload: DayPayload) -> dict:
         "issues_and_prs": len(payload.issues),
         "events": len(payload.events),
         "comments": len(payload.comments) + len(payload.review_comments),
-        "request_count": int(payload.manifest.get("request_count", 0)),
-        "complete": bool(payload.manifest.get("complete", False)),
+        "request_count": int(payload.manifest.request_count),
+        "complete": bool(payload.manifest.complete),
     }
 
 
@@ -113,3 +120,12 @@ def raw_metadata(settings: Settings, repo: RepoRef, landed: dict[str, dict]) -> 
             {name: sum(counts[name] for counts in landed.values()) for name in LANDED_COUNTS}
         )
     return metadata
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    """Each repository's ``raw_activity`` and the ``activity_source`` resource it fetches with."""
+    partitions_def = daily_partitions(settings)
+    return dg.Definitions(
+        assets=[build_raw_asset(repo, settings, partitions_def) for repo in settings.repos],
+        resources={"activity_source": activity_source(settings)},
+    )

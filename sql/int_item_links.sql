@@ -1,4 +1,4 @@
--- mart_item_links: issue <-> PR links of each day's items, from two kinds of evidence:
+-- int_item_links: issue <-> PR links of each day's items, from two kinds of evidence:
 --   body_keyword:   "fixes #N" / "closes #N" / "resolves #N" (any tense, or the full issue URL of this repo)
 --                   in a PR body pointing at an issue, or in an issue body pointing at a PR; the other end
 --                   may be outside the day (issue_in_day / pr_in_day say which ends are items of the day).

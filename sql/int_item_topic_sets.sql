@@ -1,4 +1,4 @@
--- mart_item_topic_sets: per item of the day, its topics as lists (all, risk, rising that day) and how many are
+-- int_item_topic_sets: per item of the day, its topics as lists (all, risk, rising that day) and how many are
 -- substantive (not the 'process' group); mart_key_changes and mart_notable_issues score items from it.
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day

@@ -1,4 +1,4 @@
--- mart_text_hits: the items of the days whose title, body or author login one taxonomy regex matches, with the
+-- int_text_hits: the items of the days whose title, body or author login one taxonomy regex matches, with the
 -- text it matched. This is one rule's query ($pattern bound, with $scope, $owner_id, $parent_id, $rule_ord and
 -- $fields naming what to search); analytics/build.py runs a copy per rule in one UNION ALL, over all the
 -- batch's days at once: DuckDB compiles a regex once per

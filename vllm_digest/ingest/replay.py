@@ -9,8 +9,8 @@ unchanged day costs no rate limit and no extra storage.
 
 from __future__ import annotations
 
-from vllm_digest.github.client import CachedResponse, Response
-from vllm_digest.raw_store import DayPayload
+from vllm_digest.ingest.github.client import CachedResponse, Response
+from vllm_digest.model import DayPayload
 
 # kind -> (key field, the fields a stub keeps so paging decisions replay the same)
 _STUB_FIELDS = {
@@ -50,8 +50,8 @@ class ReplayCache:
     """Serves the previous landing's bodies to the client for 304 answers."""
 
     def __init__(self, previous: DayPayload | None):
-        manifest = previous.manifest if previous is not None else {}
-        self._records: dict = manifest.get("replay") or {}
+        details = previous.manifest.details if previous is not None else {}
+        self._records: dict = details.get("replay") or {}
         self._index: dict[str, dict] = {kind: {} for kind in _STUB_FIELDS}
         if previous is None:
             return

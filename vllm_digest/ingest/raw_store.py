@@ -13,10 +13,9 @@ import shutil
 import uuid
 from pathlib import Path
 
-from vllm_digest.model import MANIFEST, PAYLOAD_KINDS, DayPayload
+from vllm_digest.model import MANIFEST, PAYLOAD_KINDS, DayPayload, Manifest
 from vllm_digest.settings import RepoRef
 
-__all__ = ["MANIFEST", "PAYLOAD_KINDS", "DayPayload", "day_dir", "write_day"]
 
 def repo_dir(raw_root: Path, repo: RepoRef) -> Path:
     """The folder holding every landed day of ``repo``."""
@@ -25,10 +24,6 @@ def repo_dir(raw_root: Path, repo: RepoRef) -> Path:
 
 def day_dir(raw_root: Path, repo: RepoRef, day: str) -> Path:
     return repo_dir(raw_root, repo) / day
-
-
-def payload_path(raw_root: Path, repo: RepoRef, day: str, kind: str) -> Path:
-    return day_dir(raw_root, repo, day) / f"{kind}.jsonl"
 
 
 def write_day(raw_root: Path, repo: RepoRef, day: str, payload: DayPayload) -> Path:
@@ -44,7 +39,7 @@ def write_day(raw_root: Path, repo: RepoRef, day: str, payload: DayPayload) -> P
                     fh.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")))
                     fh.write("\n")
         (tmp / MANIFEST).write_text(
-            json.dumps(payload.manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+            json.dumps(payload.manifest.to_json(), ensure_ascii=False, indent=2, sort_keys=True) + "\n",
             encoding="utf-8",
         )
         for f in tmp.iterdir():
@@ -68,7 +63,8 @@ def read_day(raw_root: Path, repo: RepoRef, day: str) -> DayPayload | None:
     folder = day_dir(raw_root, repo, day)
     if not (folder / MANIFEST).is_file():
         return None
-    payload = DayPayload(manifest=json.loads((folder / MANIFEST).read_text(encoding="utf-8")))
+    path = folder / MANIFEST
+    payload = DayPayload(manifest=Manifest.from_json(json.loads(path.read_text(encoding="utf-8")), str(path)))
     for kind in PAYLOAD_KINDS:
         path = folder / f"{kind}.jsonl"
         if path.is_file():

@@ -159,7 +159,6 @@ class GitHubClient:
     request_count: int = field(default=0, init=False)
     not_modified_count: int = field(default=0, init=False)
     records: list[RequestRecord] = field(default_factory=list, init=False, repr=False)
-    etags: dict[str, str] = field(default_factory=dict, init=False, repr=False)
     budgets: dict[str, Budget] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -307,7 +306,6 @@ class GitHubClient:
             if cached is None:
                 raise GitHubError("GET", shown, 304, "304 Not Modified without a cached body to reuse")
             self.not_modified_count += 1
-            self.etags[url] = cached.etag
             return Response(url, 304, cached.data, resp.headers, cached.next_url, cached.etag, True, resource)
         if status in (403, 429):
             self._raise_limited(shown, status, resp, body)
@@ -326,8 +324,6 @@ class GitHubClient:
                 transient=True,
             ) from None
         etag = resp.headers.get("etag")
-        if etag:
-            self.etags[url] = etag
         next_url = parse_link(resp.headers.get("link")).get("next")
         return Response(url, status, data, resp.headers, next_url, etag, False, resource)
 
@@ -414,28 +410,6 @@ class GitHubClient:
             if not response.next_url:
                 return
             response = self.get(response.next_url)
-
-
-def expect_list(response: Response) -> list[dict]:
-    if not isinstance(response.data, list) or not all(isinstance(x, dict) for x in response.data):
-        raise GitHubError("GET", urlsplit(response.url).path, response.status,
-                          f"expected a JSON list of objects, got {type(response.data).__name__}")
-    return response.data
-
-
-def expect_search(response: Response) -> dict:
-    data = response.data
-    if not (isinstance(data, dict) and isinstance(data.get("items"), list) and isinstance(data.get("total_count"), int)):
-        raise GitHubError("GET", urlsplit(response.url).path, response.status,
-                          "expected a search result object with total_count and items")
-    return data
-
-
-def expect_object(response: Response) -> dict:
-    if not isinstance(response.data, dict):
-        raise GitHubError("GET", urlsplit(response.url).path, response.status,
-                          f"expected a JSON object, got {type(response.data).__name__}")
-    return response.data
 
 
 def _explain(status: int, phrase: str, body: bytes) -> str:

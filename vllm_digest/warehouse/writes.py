@@ -11,26 +11,25 @@ the delete and the count), which dominated a year-long backfill.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import duckdb
 
+from vllm_digest.model import PAYLOAD_KINDS
 from vllm_digest.warehouse.sql_files import bind, read_sql
 
-# one row per day of the run; the models read window bounds and payload paths from it
+# one row per day of the run; the models read window bounds and payload paths from it (the analytics,
+# which read tables only, leave the paths empty)
 RUN_DAYS_COLUMNS = (
     ("repo", "VARCHAR"),
     ("day", "DATE"),
     ("window_start", "TIMESTAMPTZ"),
     ("window_end", "TIMESTAMPTZ"),
     ("manifest_path", "VARCHAR"),
-    ("issues_path", "VARCHAR"),
-    ("events_path", "VARCHAR"),
-    ("comments_path", "VARCHAR"),
-    ("review_comments_path", "VARCHAR"),
-    ("reviews_path", "VARCHAR"),
-    ("pulls_path", "VARCHAR"),
+    *((f"{kind}_path", "VARCHAR") for kind in PAYLOAD_KINDS),
 )
+# a model whose insert is not one ``INSERT INTO <model> BY NAME <its SQL>``: (connection, model, params)
+Insert = Callable[[duckdb.DuckDBPyConnection, str, dict], None]
 
 
 def _load_run_days(con: duckdb.DuckDBPyConnection, days: Sequence[dict]) -> dict:
@@ -43,9 +42,9 @@ def _load_run_days(con: duckdb.DuckDBPyConnection, days: Sequence[dict]) -> dict
     con.execute(
         "INSERT INTO run_days SELECT "
         + ", ".join(f"CAST(unnest(${n}) AS {t})" for n, t in RUN_DAYS_COLUMNS),
-        {n: [d[n] for d in days] for n in names},
+        {n: [d.get(n) for d in days] for n in names},
     )
-    return {f"{n[:-len('_path')]}_paths": [d[n] for d in days] for n in names if n.endswith("_path")}
+    return {f"{n[:-len('_path')]}_paths": [d.get(n) for d in days] for n in names if n.endswith("_path")}
 
 
 def replace_partitions(
@@ -53,16 +52,21 @@ def replace_partitions(
     models: Sequence[str],
     days: Sequence[dict],
     before_insert: Callable[[str], None] | None = None,
+    params: Mapping[str, object] | None = None,
+    inserts: Mapping[str, Insert] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Rebuild the (repo, day) partitions of each model for every day in ``days``, in
-    order, in one transaction. Each day is a dict with the ``RUN_DAYS_COLUMNS``.
+    order, in one transaction. Each day is a dict with the ``RUN_DAYS_COLUMNS`` (the paths
+    may be left out).
 
     Returns day -> model -> rows written. ``before_insert`` runs between a
-    model's delete and its insert (tests use it to inject failures).
+    model's delete and its insert (tests use it to inject failures). ``params`` are
+    statement parameters beyond the payload path lists (the analytics' days and taxonomy);
+    ``inserts`` replaces the plain insert of the models it names.
     """
     if len({(d["repo"], str(d["day"])) for d in days}) != len(days):
         raise ValueError("a run lists the same (repo, day) twice")
-    params = _load_run_days(con, days)
+    params = {**_load_run_days(con, days), **(params or {})}
     counts: dict[str, dict[str, int]] = {str(d["day"]): {} for d in days}
     con.execute("BEGIN TRANSACTION")
     try:
@@ -71,7 +75,10 @@ def replace_partitions(
             con.execute(f"DELETE FROM {model} AS t USING run_days AS d WHERE t.repo = d.repo AND t.day = d.day")
             if before_insert is not None:
                 before_insert(model)
-            con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, params))
+            if inserts and model in inserts:
+                inserts[model](con, model, params)
+            else:
+                con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, params))
             rows = con.execute(
                 f"SELECT strftime(d.day, '%Y-%m-%d'), count(t.day) FROM run_days AS d "
                 f"LEFT JOIN {model} AS t ON t.repo = d.repo AND t.day = d.day GROUP BY d.day"

@@ -1,4 +1,4 @@
--- mart_item_features: what a taxonomy rule can match on each item of the day, one row per (item, kind, value):
+-- int_item_features: what a taxonomy rule can match on each item of the day, one row per (item, kind, value):
 -- 'tag' its bracketed title tags and conventional prefixes (title_tags), 'label' its GitHub labels lower-cased,
 -- 'path' the lower-cased file paths its review comments point at (the only changed-file paths fetched).
 -- mart_item_topics and mart_focus_items join their rules against it, so both read the same evidence.

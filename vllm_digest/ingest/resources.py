@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import logging
+import os
 from pathlib import Path
 
 import dagster as dg
 from pydantic import Field
 
+from vllm_digest.ingest.sample import fetch_sample_day
+from vllm_digest.model import DayPayload
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import DayPayload
-from vllm_digest.settings import RepoRef
-from vllm_digest.sources.sample import fetch_sample_day
+from vllm_digest.settings import RepoRef, Settings
 
 
 class ActivitySourceResource(dg.ConfigurableResource):
@@ -43,7 +44,7 @@ class ActivitySourceResource(dg.ConfigurableResource):
             root = Path(self.sample_dir) if self.sample_dir else None
             return fetch_sample_day(repo, window, root)
         if self.kind == "github":
-            from vllm_digest.sources.github import fetch_day
+            from vllm_digest.ingest.github.plan import fetch_day
 
             return fetch_day(
                 repo,
@@ -56,3 +57,24 @@ class ActivitySourceResource(dg.ConfigurableResource):
                 **({"log": log} if log is not None else {}),
             )
         raise ValueError(f"activity source kind {self.kind!r} is not one of ['sample', 'github']")
+
+
+def activity_source(settings: Settings) -> ActivitySourceResource:
+    return ActivitySourceResource(
+        kind=settings.source,
+        sample_dir=str(settings.sample_dir) if settings.sample_dir else None,
+        github_api_url=settings.github_api_url,
+        github_token=_github_token(settings),
+        request_deadline_seconds=float(settings.github_request_deadline),
+    )
+
+
+def _github_token(settings: Settings):
+    """The token as an EnvVar: Dagster then stores only the variable's name in run storage
+    (job snapshots keep resource config). A token handed in another way than the process
+    environment (a settings mapping in a script) can only be passed as its value."""
+    if not settings.github_token:
+        return None
+    if os.environ.get("GITHUB_TOKEN") == settings.github_token:
+        return dg.EnvVar("GITHUB_TOKEN")
+    return settings.github_token

@@ -1,9 +1,9 @@
-"""The site group: one index page and one Atom feed over every repository's reports."""
+"""The site stage's asset: one index page and one Atom feed over every repository's reports."""
 
 import dagster as dg
 
-from vllm_digest.assets.common import SINGLE_RUN
 from vllm_digest.assets.report import REPORT_ASSET
+from vllm_digest.partitions import SINGLE_RUN
 from vllm_digest.settings import Settings
 from vllm_digest.site.build import build_site
 
@@ -40,3 +40,7 @@ def build_site_asset(settings: Settings) -> dg.AssetsDefinition:
         )
 
     return site
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    return dg.Definitions(assets=[build_site_asset(settings)])

@@ -1,8 +1,8 @@
-"""The warehouse and analytics groups: SQL models, one Dagster asset per table.
+"""The warehouse stage's assets: SQL models, one Dagster asset per table.
 
 A layer's tables are built by one step (one set-based transaction for all the run's days), while each
 table stays its own asset so the UI shows the table-level lineage that the SQL
-files themselves declare.
+files themselves declare. The analytics stage builds its layers with the same ``build_layer_asset``.
 """
 
 
@@ -11,24 +11,24 @@ from typing import Callable
 
 import dagster as dg
 
-from vllm_digest.assets.common import (
+from vllm_digest.ingest.assets import RAW_ASSET
+from vllm_digest.partitions import (
     PER_DAY_METADATA_MAX_DAYS,
     SINGLE_RUN,
-    WAREHOUSE_POOL,
+    DayWindow,
     context_windows,
+    daily_partitions,
     day_span,
-    table_schema,
 )
-from vllm_digest.assets.ingest import RAW_ASSET
-from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.warehouse.layers import build_days
+from vllm_digest.warehouse.checks import build_repo_checks
+from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.warehouse.lineage import column_deps
-from vllm_digest.warehouse.resource import WarehouseResource
+from vllm_digest.warehouse.resource import WAREHOUSE_POOL, WarehouseResource
 from vllm_digest.warehouse.schema import column_descriptions, columns_of
 from vllm_digest.warehouse.sql_files import purpose, read_sql
 
-_TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|ref|mart)_[a-z0-9_]+)", re.IGNORECASE)
+_TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|ref|int|mart)_[a-z0-9_]+)", re.IGNORECASE)
 # a batch's temp table built by its own sql/run_<name>.sql (run_days is built in Python and reads files)
 _TEMP_REF = re.compile(r"\b(?:FROM|JOIN)\s+(run_(?!days\b)[a-z0-9_]+)", re.IGNORECASE)
 
@@ -145,3 +145,26 @@ def rows_metadata(windows: list[DayWindow], rows: list[int]) -> dict:
     else:
         metadata["rows_per_day"] = f"min {min(rows)}, max {max(rows)}, mean {sum(rows) / len(rows):.1f}"
     return metadata
+
+
+def table_schema(columns: list[tuple[str, str]], descriptions: dict[str, str] | None = None) -> dg.TableSchema:
+    descriptions = descriptions or {}
+    return dg.TableSchema(
+        columns=[dg.TableColumn(name, dtype, description=descriptions.get(name) or None) for name, dtype in columns]
+    )
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    """Each repository's stg, core and mart layers, their checks, and the ``warehouse`` resource
+    that every stage reading or writing the warehouse shares."""
+    partitions_def = daily_partitions(settings)
+    layers = (("stg", STG_MODELS), ("core", CORE_MODELS), ("mart", MART_MODELS))
+    return dg.Definitions(
+        assets=[
+            build_layer_asset(repo, settings, partitions_def, layer, models, "warehouse")
+            for repo in settings.repos
+            for layer, models in layers
+        ],
+        asset_checks=[c for repo in settings.repos for c in build_repo_checks(repo, settings, partitions_def)],
+        resources={"warehouse": WarehouseResource(path=str(settings.warehouse_path))},
+    )

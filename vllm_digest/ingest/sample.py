@@ -16,25 +16,18 @@ import functools
 import gzip
 import json
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vllm_digest.raw_store import DayPayload
+from vllm_digest.ingest.rest import number_from_url, parse_time
+from vllm_digest.model import DayPayload, Manifest
+from vllm_digest.sample_coverage import coverage_end, embedded_sample_root, sample_coverage
 from vllm_digest.settings import RepoRef
 
-if TYPE_CHECKING:  # partitions reads the sample's coverage to end the partitions with it
+if TYPE_CHECKING:  # partitions imports the sample's coverage (sample_coverage), not this module
     from vllm_digest.partitions import DayWindow
 
-
-def embedded_sample_root() -> Path:
-    return Path(str(resources.files("vllm_digest") / "samples"))
-
-
-def _parse_time(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+__all__ = ["coverage_end", "embedded_sample_root", "fetch_sample_day", "load_sample", "SampleFileError"]
 
 
 class SampleFileError(ValueError):
@@ -73,7 +66,7 @@ class _Timeline:
 
     def __init__(self, rows: list[dict]):
         keyed = sorted(
-            ((_parse_time(r["created_at"]), i, r) for i, r in enumerate(rows) if r.get("created_at")),
+            ((parse_time(r["created_at"]), i, r) for i, r in enumerate(rows) if r.get("created_at")),
             key=lambda t: (t[0], t[1]),
         )
         self.times = [t for t, _, _ in keyed]
@@ -103,32 +96,6 @@ class SampleData:
         )
 
 
-def _coverage(folder: Path) -> tuple[dt.datetime, dt.datetime] | None:
-    cov = folder / "coverage.json"
-    if cov.is_file():
-        data = json.loads(cov.read_text(encoding="utf-8"))
-        return _parse_time(data["start"]), _parse_time(data["end"])
-    exp = folder / "expected.json"
-    if exp.is_file():
-        windows = json.loads(exp.read_text(encoding="utf-8"))
-        return (
-            min(_parse_time(w["window_start"]) for w in windows),
-            max(_parse_time(w["window_end"]) for w in windows),
-        )
-    return None
-
-
-def coverage_end(repo: RepoRef, root: Path | None = None) -> dt.datetime | None:
-    """When the period the sample states it covers for ``repo`` ends (``coverage.json`` or
-    ``expected.json``); None when it has no folder for the repo or states no coverage.
-    Reads only those small files, not the data: the definitions call it on every load."""
-    folder = (root if root is not None else embedded_sample_root()) / f"{repo.owner}__{repo.name}"
-    if not folder.is_dir():
-        return None
-    coverage = _coverage(folder)
-    return coverage[1] if coverage else None
-
-
 @functools.lru_cache(maxsize=8)
 def load_sample(folder: Path) -> SampleData:
     if not (folder.is_dir() and (any(folder.glob("issues.jsonl*")))):
@@ -146,15 +113,8 @@ def load_sample(folder: Path) -> SampleData:
         review_comments=_Timeline(_read_jsonl(folder, "review_comments")),
         reviews=_Timeline(reviews),
         pulls={row["number"]: row for row in _read_jsonl(folder, "pulls")},
-        coverage=_coverage(folder),
+        coverage=sample_coverage(folder),
     )
-
-
-def _number_from_url(url: str | None) -> int | None:
-    if not url:
-        return None
-    tail = url.rstrip("/").rsplit("/", 1)[-1]
-    return int(tail) if tail.isdigit() else None
 
 
 def sample_folder(repo: RepoRef, root: Path | None = None) -> Path:
@@ -176,25 +136,22 @@ def fetch_sample_day(repo: RepoRef, window: DayWindow, root: Path | None = None)
     reviews = data.reviews.between(window.start, window.end)
     numbers = {row["number"] for row in data.created.between(window.start, window.end)}
     numbers |= {e["issue"]["number"] for e in events}
-    numbers |= {n for c in comments if (n := _number_from_url(c.get("issue_url"))) is not None}
-    numbers |= {n for c in review_comments if (n := _number_from_url(c.get("pull_request_url"))) is not None}
-    numbers |= {n for r in reviews if (n := _number_from_url(r.get("pull_request_url"))) is not None}
+    numbers |= {n for c in comments if (n := number_from_url(c.get("issue_url"))) is not None}
+    numbers |= {n for c in review_comments if (n := number_from_url(c.get("pull_request_url"))) is not None}
+    numbers |= {n for r in reviews if (n := number_from_url(r.get("pull_request_url"))) is not None}
     issues = [data.items[n] for n in sorted(numbers) if n in data.items]
     pulls = [data.pulls[n] for n in sorted(numbers) if n in data.pulls]
     covered = data.covers(window)
-    manifest = {
-        "source": "sample",
-        "repo": repo.full_name,
-        "day": window.key,
-        "window_start": window.start.isoformat(),
-        "window_end": window.end.isoformat(),
-        "semantics": "events",
-        "complete": covered,
-        "incomplete_reasons": [] if covered else ["the window is outside the sample's coverage"],
-        "request_count": 0,
-        "not_modified_count": 0,
-        "totals": {},
-    }
+    manifest = Manifest(
+        source="sample",
+        repo=repo.full_name,
+        day=window.key,
+        window_start=window.start.isoformat(),
+        window_end=window.end.isoformat(),
+        semantics="events",
+        complete=covered,
+        incomplete_reasons=[] if covered else ["the window is outside the sample's coverage"],
+    )
     return DayPayload(
         issues=issues,
         events=sorted(events, key=lambda e: (e["created_at"], e["id"])),
