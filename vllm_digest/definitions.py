@@ -8,6 +8,7 @@ import dagster as dg
 
 from vllm_digest.assets.factory import build_all_assets
 from vllm_digest.checks import build_all_checks
+from vllm_digest.delivery import defs as delivery_defs
 from vllm_digest.partitions import daily_partitions
 from vllm_digest.rerender import build_baseline_sensor
 from vllm_digest.resources import build_resources
@@ -29,7 +30,7 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         for category in PINNED_API_WARNINGS:
             warnings.filterwarnings("ignore", category=category)
         job = build_daily_job(settings)
-        return dg.Definitions(
+        core = dg.Definitions(
             assets=build_all_assets(settings),
             asset_checks=build_all_checks(settings, daily_partitions(settings)),
             resources=build_resources(settings),
@@ -40,6 +41,7 @@ def build_definitions(settings: Settings) -> dg.Definitions:
             )],
             executor=EXECUTORS[settings.executor],
         )
+        return dg.Definitions.merge(core, delivery_defs(settings))
 
 
 defs = build_definitions(load_settings())
