@@ -134,7 +134,8 @@ def deliver(settings: Settings, repo: RepoRef, days: list[str], connect: Connect
             rows[(day, channel)] = record(con, previous, repo.full_name, day, channel, digest_hash, message,
                                           error, delivered, now())
 
-    for day in run_days + run.retried_days:
+    # oldest first, retries included: a chat reads the days in order
+    for day in sorted(run_days + run.retried_days):
         try:
             digest = read_digest(settings, repo, day)
         except DigestInputError as exc:
