@@ -224,7 +224,7 @@ def _parse_delivery(table, env: Mapping[str, str], path: Path | None) -> Deliver
         if var in env:
             values[key], names[key] = env[var], var
     names = {k: names.get(k, var) for k, var in _DELIVERY_KEYS.items()}
-    text = {k: str(v).strip() for k, v in values.items() if not isinstance(v, (list, bool, int, dt.date))}
+    text = {k: str(v).strip() for k, v in values.items() if not isinstance(v, (list, dt.date))}
     secret = {k: env.get(var) or None for k, var in _DELIVERY_SECRETS.items()}
     for key, value in secret.items():
         if value is not None and any(c.isspace() for c in value):
