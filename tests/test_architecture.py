@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 
 PACKAGE = ROOT / "vllm_digest"
-STAGES = ("ingest", "warehouse", "analytics", "report", "narrative", "site")
+STAGES = ("ingest", "warehouse", "analytics", "report", "narrative", "site", "delivery")
 SHARED = ("model", "settings", "partitions", "sample_coverage", "files", "taxonomy")
 
 # where a module belongs: the longest matching prefix wins
@@ -36,6 +36,9 @@ FORBIDDEN = {
     "site": {f"vllm_digest.{s}" for s in ("ingest", "warehouse", "analytics", "narrative")},
     # a re-render reads the warehouse; it never fetches
     "rerender": {"vllm_digest.ingest"},
+    # delivery sends what the report and site wrote to disk: it reads their files, not their code
+    "delivery": {f"vllm_digest.{s}" for s in ("ingest", "analytics", "report", "narrative", "site")}
+    | {"vllm_digest.assets"},
 }
 # of ingest, the warehouse reads only where a day's files are and the raw asset's key
 WAREHOUSE_MAY_READ_FROM_INGEST = {"vllm_digest.ingest.raw_store", "vllm_digest.ingest.assets"}

@@ -9,6 +9,7 @@ import dagster as dg
 from vllm_digest import schedules
 from vllm_digest.analytics import assets as analytics
 from vllm_digest.assets.report import build_report_asset
+from vllm_digest.delivery import defs as delivery_defs
 from vllm_digest.ingest import assets as ingest
 from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.partitions import daily_partitions
@@ -32,9 +33,9 @@ def report_defs(settings: Settings) -> dg.Definitions:
     )
 
 
-# in the order a day flows through them; schedules.defs adds the job, its schedule, the re-render
-# sensor and the executor
-STAGES = (ingest.defs, warehouse.defs, analytics.defs, report_defs, site.defs, schedules.defs)
+# in the order a day flows through them; delivery adds nothing unless configured; schedules.defs adds
+# the job, its schedule, the re-render sensor and the executor
+STAGES = (ingest.defs, warehouse.defs, analytics.defs, report_defs, site.defs, delivery_defs, schedules.defs)
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:

@@ -109,9 +109,11 @@ def build_report_context(
 
 def summary_json(context: dict) -> str:
     """``<day>.json``: the window, the five counts and the five lists' numbers, plus the
-    summary paragraph and the hottest items that the site's feed shows."""
+    summary paragraph and the hottest items that the site's feed shows, and the topics and key
+    changes that delivery's messages show."""
     sections = context.get("sections", {})
     hot = sections.get("discussions", {}).get("doc_en", {}).get("groups", [])
+    changes = sections.get("key_changes", {}).get("doc_en", {}).get("groups", [])
     doc = {
         "repo": context["repo"],
         "day": context["day"],
@@ -121,6 +123,9 @@ def summary_json(context: dict) -> str:
         "fetch": context["fetch"],
         "summary": {k.removeprefix("doc_"): v["lead"] for k, v in sections.get("summary", {}).items() if k.startswith("doc_")},
         "hot": [{"number": e["number"], "kind": e["kind"], "title": e["title"]} for g in hot for e in g["entries"]],
+        # what delivery's chat messages show: the day's topics (as the topics chart holds them) and key changes
+        "topics": [{"name": r["label"], "count": int(r["value"])} for r in context.get("charts", {}).get("topics", {}).get("rows", [])],
+        "key_changes": [{"number": e["number"], "kind": e["kind"], "title": e["title"]} for g in changes for e in g["entries"]],
     }
     text = json.dumps(doc, ensure_ascii=False, indent=2)
     # titles travel in it: escaped like this, the file stays inert even when pasted into HTML
