@@ -1,14 +1,15 @@
 """`make bench`: run every figure, print a markdown table, write bench/results.md.
 
-Environment: BENCH_YEAR_REPEATS (default 3; each 365-day backfill takes 1.5 minutes),
-BENCH_CLI_REPEATS (default 3; figure 2's thirty one-day processes take 3 minutes),
-BENCH_REPEATS (default 3, the other figures), BENCH_ONLY (comma-separated figure
+Environment (each also an option, which wins): BENCH_YEAR_REPEATS (default 3; each 365-day
+backfill takes 1.5 minutes), BENCH_CLI_REPEATS (default 3; figure 2's thirty one-day processes
+take 3 minutes), BENCH_REPEATS (default 3, the other figures), BENCH_ONLY (comma-separated figure
 numbers; 6, figure 1 on PostgreSQL, needs the server binaries and takes ~10 minutes),
 BENCH_WORKDIR (default /tmp/vllm-digest-bench).
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import os
 import platform
@@ -16,9 +17,42 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from bench import figures
-
 HERE = Path(__file__).resolve().parent
+FIGURES = {
+    "1": "365-day single-run backfill, whole graph (with and without checks, and Dagster's floor)",
+    "2": "30 days: one run per day vs one single run (processes and in-process)",
+    "3": "day 365 (a year in the warehouse) vs day 1 (empty warehouse)",
+    "4": "GitHub requests per synthetic day against the emulator, cold and re-fetched",
+    "5": "one scheduled day end to end, github source against the emulator",
+    "6": "figure 1 on a local PostgreSQL instance (needs the server binaries, ~10 minutes)",
+}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    env = os.environ
+    p = argparse.ArgumentParser(
+        prog="python -m bench",
+        description="Run the benchmark figures, print a markdown table and write bench/results.md.",
+        epilog="figures:\n" + "\n".join(f"  {n}  {text}" for n, text in FIGURES.items())
+        + "\n\nThe whole set takes tens of minutes on two cores.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--only", default=env.get("BENCH_ONLY", ",".join(FIGURES)), metavar="N[,N...]",
+                   help="figures to run, comma-separated (BENCH_ONLY; default: all)")
+    p.add_argument("--repeats", type=int, default=int(env.get("BENCH_REPEATS", "3")),
+                   help="runs per figure, the median is reported (BENCH_REPEATS; default 3)")
+    p.add_argument("--year-repeats", type=int, default=int(env.get("BENCH_YEAR_REPEATS", "3")),
+                   help="runs of the 365-day backfill, 1.5 minutes each (BENCH_YEAR_REPEATS; default 3)")
+    p.add_argument("--cli-repeats", type=int, default=int(env.get("BENCH_CLI_REPEATS", "3")),
+                   help="runs of figure 2's 30 + 1 processes, 3 minutes each (BENCH_CLI_REPEATS; default 3)")
+    p.add_argument("--workdir", default=env.get("BENCH_WORKDIR", "/tmp/vllm-digest-bench"),
+                   help="where the synthetic data and homes go (BENCH_WORKDIR; default /tmp/vllm-digest-bench)")
+    args = p.parse_args(argv)
+    args.only = {s.strip() for s in args.only.split(",") if s.strip()}
+    unknown = sorted(args.only - set(FIGURES))
+    if unknown or not args.only:
+        p.error(f"--only {','.join(sorted(args.only))!r}: figures are {', '.join(FIGURES)}")
+    return args
 
 
 def machine() -> dict[str, str]:
@@ -42,11 +76,13 @@ def machine() -> dict[str, str]:
     }
 
 
-def main() -> int:
-    repeats = int(os.environ.get("BENCH_REPEATS", "3"))
-    year_repeats = int(os.environ.get("BENCH_YEAR_REPEATS", "3"))
-    cli_repeats = int(os.environ.get("BENCH_CLI_REPEATS", "3"))
-    only = {s.strip() for s in os.environ.get("BENCH_ONLY", "1,2,3,4,5,6").split(",")}
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    repeats, year_repeats, cli_repeats, only = args.repeats, args.year_repeats, args.cli_repeats, args.only
+    # figures reads its work folder when imported, and imports the whole pipeline: only now, after --help
+    os.environ["BENCH_WORKDIR"] = args.workdir
+    from bench import figures
+
     results = []
     year = None
     if "1" in only or "3" in only:

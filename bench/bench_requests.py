@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.github_emulator import Dataset, GitHubEmulator  # noqa: E402
 from tests.github_fixtures import REPO, TOKEN, expected_windows, window_of  # noqa: E402
-from vllm_digest.sources.github import fetch_day  # noqa: E402
+from vllm_digest.ingest.github.plan import fetch_day  # noqa: E402
 
 
 def main() -> None:
@@ -28,7 +28,7 @@ def main() -> None:
             emu.now = w.end + dt.timedelta(minutes=10)
             cold = fetch_day(REPO, w, emu.base_url, TOKEN, None)
             warm = fetch_day(REPO, w, emu.base_url, TOKEN, cold)
-            cm, wm = cold.manifest, warm.manifest
+            cm, wm = cold.manifest.to_json(), warm.manifest.to_json()
             counted = sum(cm["rate_limited_requests"].values())
             colds.append(cm["request_count"])
             print(f"| {w.key} | {cm['request_count']} | {counted} | {wm['request_count']} | "

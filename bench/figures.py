@@ -221,7 +221,7 @@ def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS) -> dict:
     Dataset, GitHubEmulator, TOKEN = _emulator()
     from vllm_digest.partitions import DayWindow
     from vllm_digest.settings import RepoRef
-    from vllm_digest.sources.github import fetch_day
+    from vllm_digest.ingest.github.plan import fetch_day
 
     repo = RepoRef("vllm-project", "vllm")
     cold, refetch, refetch_304, refetch_cost, by_endpoint = {}, {}, {}, {}, {}
@@ -235,12 +235,12 @@ def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS) -> dict:
             emu.now = w.end + dt.timedelta(minutes=10)
             c = fetch_day(repo, w, emu.base_url, TOKEN, None)
             r = fetch_day(repo, w, emu.base_url, TOKEN, c)
-        cold[day.isoformat()] = c.manifest["request_count"]
+        cold[day.isoformat()] = c.manifest.request_count
         by_endpoint[day.isoformat()] = dict(collections.Counter(
-            r["path"].split("?")[0].rsplit("/vllm-project/vllm/", 1)[-1].lstrip("/") for r in c.manifest["requests"]))
-        refetch[day.isoformat()] = r.manifest["request_count"]
-        refetch_304[day.isoformat()] = r.manifest.get("not_modified_count", 0)
-        refetch_cost[day.isoformat()] = sum(r.manifest.get("rate_limited_requests", {}).values())
+            r["path"].split("?")[0].rsplit("/vllm-project/vllm/", 1)[-1].lstrip("/") for r in c.manifest.details["requests"]))
+        refetch[day.isoformat()] = r.manifest.request_count
+        refetch_304[day.isoformat()] = r.manifest.not_modified_count
+        refetch_cost[day.isoformat()] = sum(r.manifest.details.get("rate_limited_requests", {}).values())
     return {
         "name": f"(4) GitHub requests per day ({len(day_indices)} synthetic days, emulator)",
         "value": f"cold max {max(cold.values())} (mean {statistics.mean(cold.values()):.1f}); "

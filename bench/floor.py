@@ -46,7 +46,7 @@ def _step(name: str, keys: list[str], upstream: list, partitions, metadata: str)
 
 
 def _checks(count: int, targets: list[dg.AssetKey], partitions) -> dg.AssetChecksDefinition:
-    """Like vllm_digest.checks: one op evaluating every check for every day of the run."""
+    """Like vllm_digest.warehouse.checks: one op evaluating every check for every day of the run."""
     specs = [dg.AssetCheckSpec(f"check{i}", asset=targets[i % len(targets)], partitions_def=partitions)
              for i in range(count)]
 

@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         profiler.enable()
     if a.warm and a.source == "sample":
         # the sample source parses its whole folder once per process; a repeat measures the run, not that
-        from vllm_digest.sources.sample import load_sample, sample_folder
+        from vllm_digest.ingest.sample import load_sample, sample_folder
 
         load_sample(sample_folder(settings.repos[0], settings.sample_dir))
     walls = []

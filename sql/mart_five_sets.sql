@@ -23,12 +23,6 @@ members AS (
     SELECT c.repo, c.day, c.number, 'closed_unmerged_prs', c.occurred_at FROM events AS c
     WHERE c.event_type = 'closed' AND c.kind = 'pr'
       AND NOT EXISTS (
-          SELECT 1 FROM stg_issue_events AS m
-          WHERE m.repo = c.repo AND m.day = c.day AND m.event = 'merged'
-            AND m.issue_number = c.number
-            AND abs(epoch(m.created_at) - epoch(c.occurred_at)) <= 60
-      )
-      AND NOT EXISTS (
           SELECT 1 FROM events AS m
           WHERE m.repo = c.repo AND m.day = c.day AND m.event_type = 'merged' AND m.number = c.number
             AND abs(epoch(m.occurred_at) - epoch(c.occurred_at)) <= 60

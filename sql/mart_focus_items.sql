@@ -13,7 +13,7 @@ rules AS (
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope IN ('focus', 'theme')
 ),
 text_hits AS (
-    SELECT * FROM mart_text_hits
+    SELECT * FROM int_text_hits
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope IN ('focus', 'theme')
 ),
 items AS (
@@ -21,7 +21,7 @@ items AS (
     FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 features AS (
-    SELECT * FROM mart_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
+    SELECT * FROM int_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 focus_hits AS (
     SELECT f.day, f.number, r.owner_id AS focus_id, feature_priority(f.kind) AS priority,

@@ -3,11 +3,11 @@
 -- Matching (rules from ref_taxonomy_rules of the same day):
 --   tag    a bracketed title tag, or one '/'-part of it, or a conventional prefix "type(scope):" (both words)
 --   label  a GitHub label, case-insensitive
---   text   the topic's combined keyword/pattern RE2 regex over the title, then the body (mart_text_hits)
+--   text   the topic's combined keyword/pattern RE2 regex over the title, then the body (int_text_hits)
 --   path   a path prefix of a file the PR's review comments point at (the only changed-file paths fetched)
 -- matched_rule is the strongest evidence (tag > label > title > path > body, then alphabetical);
 -- matched_rules lists all of it. An item with no rule of a topic inherits it from an item linked to it in
--- mart_item_links when both ends are items of the day (issue #37842 gets the scheduler topic of its fix PR
+-- int_item_links when both ends are items of the day (issue #37842 gets the scheduler topic of its fix PR
 -- #37843); via_link names the item it came from.
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
@@ -23,7 +23,7 @@ items AS (
     SELECT day, number, kind FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 features AS (
-    SELECT * FROM mart_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
+    SELECT * FROM int_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
 ),
 hits AS (
     SELECT f.day, f.number, r.owner_id AS topic_id, feature_priority(f.kind) AS priority,
@@ -32,7 +32,7 @@ hits AS (
     JOIN rules AS r ON r.day = f.day AND feature_matches(r.kind, r.value, f.kind, f.value)
     UNION ALL
     SELECT day, number, owner_id, CASE field WHEN 'title' THEN 3 ELSE 5 END, field || ':"' || matched || '"'
-    FROM mart_text_hits
+    FROM int_text_hits
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND scope = 'topic' AND field IN ('title', 'body')
 ),
 direct AS (
@@ -43,10 +43,10 @@ direct AS (
     FROM hits GROUP BY day, number, topic_id
 ),
 links AS (
-    SELECT day, issue_number AS a, pr_number AS b FROM mart_item_links
+    SELECT day, issue_number AS a, pr_number AS b FROM int_item_links
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND issue_in_day AND pr_in_day
     UNION
-    SELECT day, pr_number, issue_number FROM mart_item_links
+    SELECT day, pr_number, issue_number FROM int_item_links
     WHERE repo = $repo AND day IN (SELECT day FROM days) AND issue_in_day AND pr_in_day
 ),
 inherited AS (

@@ -23,7 +23,7 @@ items AS (
     WHERE i.repo = $repo AND i.day IN (SELECT unnest(CAST($days AS DATE[]))) AND i.kind = 'pr'
 ),
 topics AS (
-    SELECT * FROM mart_item_topic_sets WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    SELECT * FROM int_item_topic_sets WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
 ),
 parts AS (
     SELECT i.day, i.number, i.title, i.author_login, i.labels,

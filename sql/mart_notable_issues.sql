@@ -5,7 +5,7 @@
 --               + open_points    2 if still open at the window's end
 --               + bug_points     2 if labelled or tagged bug
 --               + risk_points    3 if it has a topic marked risk = true in the taxonomy (accuracy, memory/OOM)
---               + link_points    2 if a PR is linked to it (mart_item_links: someone is already on it)
+--               + link_points    2 if a PR is linked to it (int_item_links: someone is already on it)
 --               + rising_points  2 if one of its topics is rising today (mart_topic_daily)
 -- notable_rank: 1 = most notable; ties broken by the newer item.
 WITH windows AS (
@@ -25,11 +25,11 @@ cand AS (
     WHERE NOT list_contains(labels_lc, 'stale')
 ),
 topics AS (
-    SELECT * FROM mart_item_topic_sets WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    SELECT * FROM int_item_topic_sets WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
 ),
 links AS (
     SELECT day, issue_number AS number, list_sort(list(DISTINCT pr_number)) AS linked_prs
-    FROM mart_item_links WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    FROM int_item_links WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
     GROUP BY day, issue_number
 ),
 parts AS (

@@ -2,6 +2,7 @@
 -- hotness and hottest items, and the trend against the trailing $trend_baseline_days days, read from this
 -- table's own earlier rows (a topic absent on a built day counted 0 that day).
 --   baseline_days       earlier days in [day - N, day - 1] that were built (have a mart_activity_daily row)
+--   baseline_window     N, the trailing days a complete baseline holds (the report prints "baseline_days of N")
 --   baseline_mean_items sum of the topic's items over those N days / N, only when baseline_days = N
 --   items_ratio         items / baseline_mean_items (NULL when the baseline is incomplete or its mean is 0)
 --   rising              baseline complete AND items >= $trend_rising_min_items AND
@@ -10,7 +11,9 @@
 --                       'rising', 'new' (mean 0, too few items to call rising), 'falling'
 --                       (ratio <= $trend_falling_ratio) or 'steady'
 -- Days of the same batch count each other through the fresh rows; earlier days outside the batch are read
--- from this table. Rebuilding one day does not refresh the trends of the days after it.
+-- from this table as they are now. So a day built before some of its trailing days keeps baseline_days < N
+-- (its report says the baseline is incomplete, with no arrow) until it is rebuilt; the baseline sensor
+-- (vllm_digest/schedules.py) re-renders the N days after a run's last day for that reason.
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),
@@ -75,7 +78,8 @@ trend AS (
 )
 SELECT $repo AS repo, day, topic_id, topic_zh, topic_en, topic_group,
        items, issues, prs, new_items, merged_prs, closed_items, hotness_sum, top_items,
-       CAST(baseline_days AS INTEGER) AS baseline_days, baseline_items_sum, baseline_mean_items,
+       CAST(baseline_days AS INTEGER) AS baseline_days, CAST($trend_baseline_days AS INTEGER) AS baseline_window,
+       baseline_items_sum, baseline_mean_items,
        CASE WHEN baseline_mean_items > 0 THEN round(items / baseline_mean_items, 4) END AS items_ratio,
        coalesce(baseline_mean_items IS NOT NULL AND items >= CAST($trend_rising_min_items AS INTEGER)
                 AND (baseline_mean_items = 0 OR items / baseline_mean_items >= CAST($trend_rising_ratio AS DOUBLE)),

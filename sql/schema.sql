@@ -7,100 +7,211 @@ CREATE OR REPLACE MACRO is_bot(login, account_type) AS (
     OR coalesce(login, '') IN ('github-actions', 'mergify', 'dependabot', 'stale', 'vllm-bot', 'pre-commit-ci')
 );
 
+-- Every column says what it holds in its trailing "-- " comment (a line of only "-- " continues it): the
+-- Dagster UI shows these as the tables' column descriptions (vllm_digest/warehouse/schema.py reads them).
+
 -- stg_fetch_manifest: how each day was landed (source, event or snapshot semantics, completeness, request counts).
 CREATE TABLE IF NOT EXISTS stg_fetch_manifest (
-    repo VARCHAR NOT NULL, day DATE NOT NULL,
-    source VARCHAR, semantics VARCHAR, complete BOOLEAN, incomplete_reasons VARCHAR[],
-    window_start TIMESTAMPTZ, window_end TIMESTAMPTZ,
-    request_count INTEGER, not_modified_count INTEGER, totals JSON
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) the row belongs to
+    source VARCHAR,                     -- where the day came from: sample or github
+    semantics VARCHAR,                  -- events: closings and merges from issue events; snapshot: from the
+                                        -- items' closed_at / merged_at as last seen
+    complete BOOLEAN,                   -- whether the whole window was fetched; false opens the report with a warning
+    incomplete_reasons VARCHAR[],       -- why the day is incomplete (empty when complete)
+    window_start TIMESTAMPTZ,           -- start of the day's window (the cutoff), inclusive
+    window_end TIMESTAMPTZ,             -- end of the day's window (the next cutoff), exclusive
+    request_count INTEGER,              -- HTTP requests the fetch made (0 for the sample)
+    not_modified_count INTEGER,         -- requests GitHub answered 304 Not Modified (served from the previous landing)
+    totals JSON                         -- the source's own count (and numbers) per report set, when it states them;
+                                        -- the check reconciles_with_fetch_totals compares them with ours
 );
 
 -- stg_issues: issue and PR objects as landed, one row per number.
 CREATE TABLE IF NOT EXISTS stg_issues (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL,
-    title VARCHAR, body VARCHAR, state VARCHAR,
-    author_login VARCHAR, author_type VARCHAR, author_association VARCHAR,
-    labels VARCHAR[], comments_total INTEGER, reactions_total INTEGER,
-    created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ, closed_at TIMESTAMPTZ,
-    is_pull_request BOOLEAN, merged_at TIMESTAMPTZ, draft BOOLEAN
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose landing holds the object
+    number INTEGER NOT NULL,            -- the issue or PR number
+    title VARCHAR,                      -- the title
+    body VARCHAR,                       -- the opening text (null when the source has none)
+    state VARCHAR,                      -- open or closed, as last seen
+    author_login VARCHAR,               -- the author's login (null when the payload has no user)
+    author_type VARCHAR,                -- the author's account type: User, Bot or Organization
+    author_association VARCHAR,         -- the author's relation to the repo (MEMBER, CONTRIBUTOR, FIRST_TIMER...)
+    labels VARCHAR[],                   -- the label names
+    comments_total INTEGER,             -- the item's total comment count, as last seen
+    reactions_total INTEGER,            -- reactions on the item itself, as last seen
+    created_at TIMESTAMPTZ,             -- when it was opened
+    updated_at TIMESTAMPTZ,             -- when it last changed, as last seen
+    closed_at TIMESTAMPTZ,              -- when it was last closed (null while open)
+    is_pull_request BOOLEAN,            -- true for a PR, false for an issue
+    merged_at TIMESTAMPTZ,              -- when the PR was merged (null for issues and unmerged PRs)
+    draft BOOLEAN                       -- whether the PR is a draft (null when unknown)
 );
 
 -- stg_issue_events: issue events (closed, merged, reopened, ...), one row per event id.
 CREATE TABLE IF NOT EXISTS stg_issue_events (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, event_id BIGINT NOT NULL,
-    event VARCHAR, created_at TIMESTAMPTZ, actor_login VARCHAR, actor_type VARCHAR,
-    issue_number INTEGER, commit_id VARCHAR
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose landing holds the event
+    event_id BIGINT NOT NULL,           -- GitHub's id of the event
+    event VARCHAR,                      -- what happened: closed, merged, reopened, ...
+    created_at TIMESTAMPTZ,             -- when it happened
+    actor_login VARCHAR,                -- who did it (null when unknown)
+    actor_type VARCHAR,                 -- the actor's account type: User, Bot or Organization
+    issue_number INTEGER,               -- the issue or PR it happened to
+    commit_id VARCHAR                   -- the commit that closed or merged it, when there is one
 );
 
 -- stg_issue_comments: conversation comments on issues and PRs, one row per comment id.
 CREATE TABLE IF NOT EXISTS stg_issue_comments (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, comment_id BIGINT NOT NULL,
-    issue_number INTEGER, author_login VARCHAR, author_type VARCHAR, author_association VARCHAR,
-    created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ, body VARCHAR, reactions_total INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose landing holds the comment
+    comment_id BIGINT NOT NULL,         -- GitHub's id of the comment
+    issue_number INTEGER,               -- the issue or PR it was written on
+    author_login VARCHAR,               -- who wrote it (null when the payload has no user)
+    author_type VARCHAR,                -- the author's account type: User, Bot or Organization
+    author_association VARCHAR,         -- the author's relation to the repo (MEMBER, CONTRIBUTOR, NONE...)
+    created_at TIMESTAMPTZ,             -- when it was written
+    updated_at TIMESTAMPTZ,             -- when it was last edited
+    body VARCHAR,                       -- the comment's text
+    reactions_total INTEGER             -- reactions on the comment
 );
 
 -- stg_review_comments: PR diff comments, one row per comment id.
 CREATE TABLE IF NOT EXISTS stg_review_comments (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, comment_id BIGINT NOT NULL,
-    pull_number INTEGER, author_login VARCHAR, author_type VARCHAR, author_association VARCHAR,
-    created_at TIMESTAMPTZ, body VARCHAR, path VARCHAR, in_reply_to_id BIGINT, reactions_total INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose landing holds the comment
+    comment_id BIGINT NOT NULL,         -- GitHub's id of the comment
+    pull_number INTEGER,                -- the PR it was written on
+    author_login VARCHAR,               -- who wrote it (null when the payload has no user)
+    author_type VARCHAR,                -- the author's account type: User, Bot or Organization
+    author_association VARCHAR,         -- the author's relation to the repo (MEMBER, CONTRIBUTOR, NONE...)
+    created_at TIMESTAMPTZ,             -- when it was written
+    body VARCHAR,                       -- the comment's text
+    path VARCHAR,                       -- the file of the diff it points at
+    in_reply_to_id BIGINT,              -- the comment it answers, in a review thread (null for a thread's first)
+    reactions_total INTEGER             -- reactions on the comment
 );
 
 -- stg_reviews: PR reviews (approved, changes requested, commented), one row per review id.
 CREATE TABLE IF NOT EXISTS stg_reviews (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, review_id BIGINT NOT NULL,
-    pull_number INTEGER, author_login VARCHAR, author_type VARCHAR, author_association VARCHAR,
-    state VARCHAR, submitted_at TIMESTAMPTZ, body VARCHAR
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose landing holds the review
+    review_id BIGINT NOT NULL,          -- GitHub's id of the review
+    pull_number INTEGER,                -- the PR it reviews
+    author_login VARCHAR,               -- the reviewer's login (null when the payload has no user)
+    author_type VARCHAR,                -- the reviewer's account type: User, Bot or Organization
+    author_association VARCHAR,         -- the reviewer's relation to the repo (MEMBER, CONTRIBUTOR, NONE...)
+    state VARCHAR,                      -- APPROVED, CHANGES_REQUESTED, COMMENTED or DISMISSED
+    submitted_at TIMESTAMPTZ,           -- when it was submitted
+    body VARCHAR                        -- the review's summary text
 );
 
--- stg_pulls: pull request objects (size, draft, merge time), one row per number.
+-- stg_pulls: PR objects (size, draft, merge time), one row per number.
 CREATE TABLE IF NOT EXISTS stg_pulls (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL,
-    additions INTEGER, deletions INTEGER, changed_files INTEGER, commits INTEGER,
-    draft BOOLEAN, merged_at TIMESTAMPTZ
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose landing holds the PR
+    number INTEGER NOT NULL,            -- the PR number
+    additions INTEGER,                  -- lines added
+    deletions INTEGER,                  -- lines deleted
+    changed_files INTEGER,              -- files changed
+    commits INTEGER,                    -- commits in the PR
+    draft BOOLEAN,                      -- whether the PR is a draft
+    merged_at TIMESTAMPTZ               -- when it was merged (null if not merged)
 );
 
 -- core_items: every issue and PR the day touched, with its state and timestamps as last seen.
 CREATE TABLE IF NOT EXISTS core_items (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR NOT NULL,
-    title VARCHAR, body VARCHAR, state VARCHAR,
-    author_login VARCHAR, author_is_bot BOOLEAN, author_association VARCHAR,
-    labels VARCHAR[], created_at TIMESTAMPTZ, updated_at TIMESTAMPTZ,
-    closed_at TIMESTAMPTZ, merged_at TIMESTAMPTZ, draft BOOLEAN,
-    comments_total INTEGER, reactions_total INTEGER,
-    additions INTEGER, deletions INTEGER, changed_files INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) that touched the item
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR NOT NULL,              -- issue or pr
+    title VARCHAR,                      -- the title
+    body VARCHAR,                       -- the opening text (null when the source has none)
+    state VARCHAR,                      -- open or closed, as last seen
+    author_login VARCHAR,               -- the author's login (null when the payload has no user)
+    author_is_bot BOOLEAN,              -- whether the author is a bot (GitHub App or a known automation account)
+    author_association VARCHAR,         -- the author's relation to the repo (MEMBER, CONTRIBUTOR, FIRST_TIMER...)
+    labels VARCHAR[],                   -- the label names
+    created_at TIMESTAMPTZ,             -- when it was opened
+    updated_at TIMESTAMPTZ,             -- when it last changed, as last seen
+    closed_at TIMESTAMPTZ,              -- when it was last closed (null while open)
+    merged_at TIMESTAMPTZ,              -- when the PR was merged (null for issues and unmerged PRs)
+    draft BOOLEAN,                      -- whether the PR is a draft (null when unknown)
+    comments_total INTEGER,             -- the item's total comment count, as last seen
+    reactions_total INTEGER,            -- reactions on the item itself, as last seen
+    additions INTEGER,                  -- lines the PR adds (null when its size was not fetched)
+    deletions INTEGER,                  -- lines the PR deletes (null when its size was not fetched)
+    changed_files INTEGER               -- files the PR changes (null when its size was not fetched)
 );
 
 -- core_events: one row per thing that happened to an item inside the day's window.
 CREATE TABLE IF NOT EXISTS core_events (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, event_key VARCHAR NOT NULL,
-    number INTEGER NOT NULL, kind VARCHAR, event_type VARCHAR NOT NULL,
-    occurred_at TIMESTAMPTZ NOT NULL, actor_login VARCHAR, actor_is_bot BOOLEAN, origin VARCHAR
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose window holds the event
+    event_key VARCHAR NOT NULL,         -- unique per day: the origin and its id, e.g. opened:123 or event:456
+    number INTEGER NOT NULL,            -- the issue or PR it happened to
+    kind VARCHAR,                       -- issue or pr (null when the item itself was not landed)
+    event_type VARCHAR NOT NULL,        -- opened, closed, merged, reopened, commented or reviewed
+    occurred_at TIMESTAMPTZ NOT NULL,   -- when it happened, inside the window
+    actor_login VARCHAR,                -- who did it (null when unknown)
+    actor_is_bot BOOLEAN,               -- whether the actor is a bot
+    origin VARCHAR                      -- what it was read from: item, issue_event, snapshot, issue_comment,
+                                        -- review_comment or review
 );
 
 -- core_comments: every comment, review comment and review written inside the window.
 CREATE TABLE IF NOT EXISTS core_comments (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, comment_key VARCHAR NOT NULL,
-    number INTEGER, comment_kind VARCHAR, author_login VARCHAR, author_is_bot BOOLEAN,
-    author_association VARCHAR, created_at TIMESTAMPTZ, body VARCHAR, reactions_total INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose window holds the comment
+    comment_key VARCHAR NOT NULL,       -- unique per day: the kind and GitHub's id, e.g. review:789
+    number INTEGER,                     -- the issue or PR it was written on
+    comment_kind VARCHAR,               -- issue_comment, review_comment (on the diff) or review
+    author_login VARCHAR,               -- who wrote it (null when the payload has no user)
+    author_is_bot BOOLEAN,              -- whether the author is a bot
+    author_association VARCHAR,         -- the author's relation to the repo (MEMBER, CONTRIBUTOR, NONE...)
+    created_at TIMESTAMPTZ,             -- when it was written (a review: when it was submitted)
+    body VARCHAR,                       -- the text
+    reactions_total INTEGER             -- reactions on it (0 for reviews)
 );
 
 -- core_people: one row per person active in the window, with what they did.
 CREATE TABLE IF NOT EXISTS core_people (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, login VARCHAR NOT NULL, is_bot BOOLEAN,
-    author_association VARCHAR, issues_opened INTEGER, prs_opened INTEGER,
-    comments INTEGER, reviews INTEGER, closings INTEGER, merges INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    login VARCHAR NOT NULL,             -- the person's login
+    is_bot BOOLEAN,                     -- whether the account is a bot
+    author_association VARCHAR,         -- their relation to the repo, from the items they authored (null if none)
+    issues_opened INTEGER,              -- issues they opened in the window
+    prs_opened INTEGER,                 -- PRs they opened in the window
+    comments INTEGER,                   -- comments they wrote in the window (conversation and diff)
+    reviews INTEGER,                    -- PR reviews they submitted in the window
+    closings INTEGER,                   -- items they closed in the window
+    merges INTEGER                      -- PRs they merged in the window
 );
 
 -- mart_five_sets: the day's five report lists, one row per (set, item).
 CREATE TABLE IF NOT EXISTS mart_five_sets (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, set_name VARCHAR NOT NULL, number INTEGER NOT NULL,
-    kind VARCHAR, occurred_at TIMESTAMPTZ, title VARCHAR, labels VARCHAR[], author_login VARCHAR
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    set_name VARCHAR NOT NULL,          -- new_issues, closed_issues, new_prs, merged_prs or closed_unmerged_prs
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR,                       -- issue or pr
+    occurred_at TIMESTAMPTZ,            -- when it joined the set: opened, or its last closing or merge in the window
+    title VARCHAR,                      -- the title, as last seen
+    labels VARCHAR[],                   -- the label names, as last seen
+    author_login VARCHAR                -- the author's login (null when the payload has no user)
 );
 
 -- mart_daily_counts: the day's five counts, with how the day was fetched.
 CREATE TABLE IF NOT EXISTS mart_daily_counts (
-    repo VARCHAR NOT NULL, day DATE NOT NULL,
-    new_issues INTEGER, closed_issues INTEGER, new_prs INTEGER, merged_prs INTEGER,
-    closed_unmerged_prs INTEGER, semantics VARCHAR, complete BOOLEAN
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    new_issues INTEGER,                 -- issues opened in the window
+    closed_issues INTEGER,              -- issues with a closing in the window, even if reopened later
+    new_prs INTEGER,                    -- PRs opened in the window
+    merged_prs INTEGER,                 -- PRs merged in the window
+    closed_unmerged_prs INTEGER,        -- PRs closed in the window with no merge within 60 s of the closing
+    semantics VARCHAR,                  -- how closings were read: events or snapshot (stg_fetch_manifest)
+    complete BOOLEAN                    -- whether the day was fetched whole (stg_fetch_manifest)
 );

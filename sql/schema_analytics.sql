@@ -1,6 +1,13 @@
--- schema_analytics: the analytics marts (topics, links, hotness, focus areas, activity, rankings),
--- each keyed by (repo, day) like every warehouse table, rebuilt by vllm_digest.analytics.build
--- for a batch of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
+-- schema_analytics: the analytics tables (topics, links, hotness, focus areas, activity, rankings):
+-- int_* are intermediate tables that only the marts read, mart_* what the report reads. Each is keyed
+-- by (repo, day) like every warehouse table and rebuilt by vllm_digest.analytics.build for a batch
+-- of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
+
+-- The intermediate tables the marts read were named mart_*; a warehouse written before keeps their rows.
+ALTER TABLE IF EXISTS mart_text_hits RENAME TO int_text_hits;
+ALTER TABLE IF EXISTS mart_item_links RENAME TO int_item_links;
+ALTER TABLE IF EXISTS mart_item_features RENAME TO int_item_features;
+ALTER TABLE IF EXISTS mart_item_topic_sets RENAME TO int_item_topic_sets;
 
 -- title_tags: the lower-cased tags a title carries: every [Tag] (split on '/' too, so [CI/Build]
 -- gives ci/build, ci and build) and a conventional-commit prefix such as fix(scheduler): -> fix, scheduler.
@@ -16,7 +23,7 @@ CREATE OR REPLACE MACRO title_tags(title) AS (
 );
 
 -- feature_matches, feature_priority, feature_evidence: how a taxonomy rule matches an item feature of
--- mart_item_features (equal value, or a path under the rule's prefix), how strong that evidence is
+-- int_item_features (equal value, or a path under the rule's prefix), how strong that evidence is
 -- (tag 1, label 2, path 4; text hits sit between them: title 3, body 5) and how it is written down.
 -- mart_item_topics and mart_focus_items both judge features by these.
 CREATE OR REPLACE MACRO feature_matches(rule_kind, rule_value, kind, value) AS (
@@ -28,101 +35,251 @@ CREATE OR REPLACE MACRO feature_evidence(kind, value) AS (kind || ':' || value);
 -- ref_taxonomy_rules: the taxonomy rules a day was built with, so each day's topics stay explainable
 -- after the taxonomy file changes (the version travels with the rows).
 CREATE TABLE IF NOT EXISTS ref_taxonomy_rules (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, taxonomy_version INTEGER, taxonomy_path VARCHAR,
-    scope VARCHAR NOT NULL, owner_id VARCHAR NOT NULL, parent_id VARCHAR, kind VARCHAR NOT NULL,
-    value VARCHAR, pattern VARCHAR, name_zh VARCHAR, name_en VARCHAR, grp VARCHAR, risk BOOLEAN,
-    ord INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) built with these rules
+    taxonomy_version INTEGER,           -- the taxonomy file's version
+    taxonomy_path VARCHAR,              -- the taxonomy file the rules were read from
+    scope VARCHAR NOT NULL,             -- topic, focus (a vendor focus area) or theme (a group inside a focus area)
+    owner_id VARCHAR NOT NULL,          -- the id of the topic, focus area or theme the rule belongs to
+    parent_id VARCHAR,                  -- a theme's focus area (null for topics and focus areas)
+    kind VARCHAR NOT NULL,              -- what the rule matches: tag, label, path, text, author, employee_author,
+                                        -- employee_login, or default (the theme of a focus area's other items)
+    value VARCHAR,                      -- the lower-cased tag, label, path prefix or login (null for regex rules)
+    pattern VARCHAR,                    -- the RE2 regex of a text, author or employee_author rule (null otherwise)
+    name_zh VARCHAR,                    -- the owner's name in Chinese
+    name_en VARCHAR,                    -- the owner's name in English
+    grp VARCHAR,                        -- a topic's group (e.g. process); a focus area's or theme's vendor
+    risk BOOLEAN,                       -- whether the topic is a risk topic (e.g. accuracy, memory/OOM)
+    ord INTEGER                         -- the rule's position in the file (file order decides between themes)
 );
 
--- mart_text_hits: which items' title, body or author login a taxonomy regex matched, and the matched text.
-CREATE TABLE IF NOT EXISTS mart_text_hits (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, scope VARCHAR NOT NULL,
-    owner_id VARCHAR NOT NULL, parent_id VARCHAR, field VARCHAR NOT NULL, rule_ord INTEGER, matched VARCHAR
+-- int_text_hits: which items' title, body or author login a taxonomy regex matched, and the matched text.
+CREATE TABLE IF NOT EXISTS int_text_hits (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the issue or PR whose text matched
+    scope VARCHAR NOT NULL,             -- the rule's scope: topic, focus or theme
+    owner_id VARCHAR NOT NULL,          -- the topic, focus area or theme of the rule
+    parent_id VARCHAR,                  -- a theme's focus area (null otherwise)
+    field VARCHAR NOT NULL,             -- what matched: title, body or author (the login)
+    rule_ord INTEGER,                   -- the matching rule's ord in ref_taxonomy_rules
+    matched VARCHAR                     -- the text the regex matched (the login for author rules)
 );
 
--- mart_item_links: issue <-> PR links found in bodies (fixes/closes/resolves #N) or in title evidence.
-CREATE TABLE IF NOT EXISTS mart_item_links (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, issue_number INTEGER NOT NULL, pr_number INTEGER NOT NULL,
-    link_kind VARCHAR NOT NULL, evidence VARCHAR, shared_words VARCHAR[], minutes_apart DOUBLE,
-    issue_in_day BOOLEAN, pr_in_day BOOLEAN
+-- int_item_links: issue <-> PR links found in bodies (fixes/closes/resolves #N) or in title evidence.
+CREATE TABLE IF NOT EXISTS int_item_links (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) whose items hold the evidence
+    issue_number INTEGER NOT NULL,      -- the issue end of the link
+    pr_number INTEGER NOT NULL,         -- the PR end of the link
+    link_kind VARCHAR NOT NULL,         -- body_keyword (fixes/closes/resolves #N in a body) or title_evidence
+                                        -- (same author, created close together, shared title words)
+    evidence VARCHAR,                   -- the evidence in words: the body phrase, or author, minutes and shared words
+    shared_words VARCHAR[],             -- the title words the issue and PR share (empty for body_keyword)
+    minutes_apart DOUBLE,               -- minutes between the two items' creation (title_evidence only)
+    issue_in_day BOOLEAN,               -- whether the issue is an item of the day
+    pr_in_day BOOLEAN                   -- whether the PR is an item of the day
 );
 
--- mart_item_features: each item's matchable evidence (title tag, label, review-comment path).
-CREATE TABLE IF NOT EXISTS mart_item_features (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR NOT NULL, value VARCHAR NOT NULL
+-- int_item_features: each item's matchable evidence (title tag, label, review-comment path).
+CREATE TABLE IF NOT EXISTS int_item_features (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR NOT NULL,              -- tag (from the title), label, or path (a file its review comments point at)
+    value VARCHAR NOT NULL              -- the lower-cased tag, label or file path
 );
 
 -- mart_item_topics: every item of the day x every topic it matches, with the rule that matched.
 CREATE TABLE IF NOT EXISTS mart_item_topics (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR,
-    topic_id VARCHAR NOT NULL, topic_zh VARCHAR, topic_en VARCHAR, topic_group VARCHAR, topic_risk BOOLEAN,
-    matched_rule VARCHAR, matched_rules VARCHAR[], via_link INTEGER, taxonomy_version INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR,                       -- issue or pr
+    topic_id VARCHAR NOT NULL,          -- the taxonomy topic it matches
+    topic_zh VARCHAR,                   -- the topic's name in Chinese
+    topic_en VARCHAR,                   -- the topic's name in English
+    topic_group VARCHAR,                -- the topic's group (process: CI, build, tests, docs)
+    topic_risk BOOLEAN,                 -- whether the topic is a risk topic
+    matched_rule VARCHAR,               -- the strongest evidence, e.g. tag:kernel, label:rocm, title:"..."
+    matched_rules VARCHAR[],            -- all the evidence for the topic
+    via_link INTEGER,                   -- the linked item of the day the topic was inherited from (null if direct)
+    taxonomy_version INTEGER            -- the taxonomy version that matched
 );
 
 -- mart_item_hotness: each item's activity inside the window and the score built from it.
 CREATE TABLE IF NOT EXISTS mart_item_hotness (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR, title VARCHAR,
-    author_login VARCHAR, comments INTEGER, comments_basis VARCHAR, comment_rows INTEGER,
-    participants INTEGER, reviews INTEGER, reactions INTEGER,
-    opened_in_window BOOLEAN, closed_in_window BOOLEAN, merged_in_window BOOLEAN,
-    comments_points DOUBLE, participants_points DOUBLE, reviews_points DOUBLE, reactions_points DOUBLE,
-    opened_points DOUBLE, closed_points DOUBLE, hotness DOUBLE, hotness_rank INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR,                       -- issue or pr
+    title VARCHAR,                      -- the title
+    author_login VARCHAR,               -- the author's login (null when the payload has no user)
+    comments INTEGER,                   -- non-bot comments written in the window; with basis total, the item's total
+    comments_basis VARCHAR,             -- window (comment rows held for the window) or total (only a total known)
+    comment_rows INTEGER,               -- comment rows of the window held for the item, bots included
+    participants INTEGER,               -- distinct non-bot commenters and reviewers in the window
+    reviews INTEGER,                    -- non-bot PR reviews submitted in the window
+    reactions INTEGER,                  -- reactions on the window's non-bot comments, plus its own if opened in it
+    opened_in_window BOOLEAN,           -- opened in the window
+    closed_in_window BOOLEAN,           -- closed in the window
+    merged_in_window BOOLEAN,           -- merged in the window
+    comments_points DOUBLE,             -- 1.0 per comment
+    participants_points DOUBLE,         -- 2.0 per participant
+    reviews_points DOUBLE,              -- 1.5 per review
+    reactions_points DOUBLE,            -- 0.5 per reaction
+    opened_points DOUBLE,               -- 2 if opened in the window
+    closed_points DOUBLE,               -- 1 if closed or merged in the window
+    hotness DOUBLE,                     -- the sum of the points
+    hotness_rank INTEGER                -- 1 = the day's hottest; ties go to more comments, then the newer item
 );
 
 -- mart_focus_items: items of a vendor focus area, the rule that matched, the theme and employee flag.
 CREATE TABLE IF NOT EXISTS mart_focus_items (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, focus_id VARCHAR NOT NULL, vendor VARCHAR,
-    number INTEGER NOT NULL, kind VARCHAR, title VARCHAR, author_login VARCHAR, labels VARCHAR[],
-    sets VARCHAR[], matched_rule VARCHAR, matched_rules VARCHAR[],
-    theme_id VARCHAR, theme_zh VARCHAR, theme_en VARCHAR, theme_rule VARCHAR,
-    is_vendor_employee BOOLEAN, employee_rule VARCHAR, hotness DOUBLE, taxonomy_version INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    focus_id VARCHAR NOT NULL,          -- the focus area (e.g. AMD/ROCm)
+    vendor VARCHAR,                     -- the focus area's vendor
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR,                       -- issue or pr
+    title VARCHAR,                      -- the title
+    author_login VARCHAR,               -- the author's login (null when the payload has no user)
+    labels VARCHAR[],                   -- the label names
+    sets VARCHAR[],                     -- which of the day's five report lists hold it (empty if none)
+    matched_rule VARCHAR,               -- the strongest evidence for the focus area
+    matched_rules VARCHAR[],            -- all the evidence for it
+    theme_id VARCHAR,                   -- the theme the report groups it under
+    theme_zh VARCHAR,                   -- the theme's name in Chinese
+    theme_en VARCHAR,                   -- the theme's name in English
+    theme_rule VARCHAR,                 -- the evidence that chose the theme, or default
+    is_vendor_employee BOOLEAN,         -- whether the author is tagged a vendor employee
+    employee_rule VARCHAR,              -- the login or author pattern that tagged the author (null if not tagged)
+    hotness DOUBLE,                     -- the item's hotness (mart_item_hotness)
+    taxonomy_version INTEGER            -- the taxonomy version that matched
 );
 
 -- mart_activity_daily: one row per day of contributor, review, merge, response and bot metrics.
 CREATE TABLE IF NOT EXISTS mart_activity_daily (
-    repo VARCHAR NOT NULL, day DATE NOT NULL,
-    contributors INTEGER, bot_accounts INTEGER, issue_authors INTEGER, pr_authors INTEGER,
-    commenters INTEGER, reviewers INTEGER,
-    first_time_contributors INTEGER, association_known INTEGER, first_time_basis VARCHAR,
-    issues_opened INTEGER, prs_opened INTEGER, issues_closed INTEGER,
-    prs_merged INTEGER, prs_closed_unmerged INTEGER, merge_rate DOUBLE,
-    median_hours_to_merge DOUBLE, p90_hours_to_merge DOUBLE,
-    items_opened INTEGER, opened_answered INTEGER, opened_unanswered INTEGER,
-    median_hours_to_first_response DOUBLE, response_basis VARCHAR,
-    comments INTEGER, reviews INTEGER,
-    stale_closures INTEGER, stale_closures_by_bot INTEGER,
-    bot_events INTEGER, bot_comments INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    contributors INTEGER,               -- distinct non-bot people who opened, closed, merged, commented or reviewed
+    bot_accounts INTEGER,               -- distinct bot accounts among the window's actors
+    issue_authors INTEGER,              -- distinct non-bot authors of issues opened in the window
+    pr_authors INTEGER,                 -- distinct non-bot authors of PRs opened in the window
+    commenters INTEGER,                 -- distinct non-bot authors of comments (conversation and diff)
+    reviewers INTEGER,                  -- distinct non-bot PR reviewers
+    first_time_contributors INTEGER,    -- distinct non-bot authors of new items who are first-time contributors
+                                        -- (FIRST_TIME_CONTRIBUTOR, FIRST_TIMER or NONE); null when unknown
+    association_known INTEGER,          -- new items whose author association the source gives
+    first_time_basis VARCHAR,           -- author_association, or unknown (no association given)
+    issues_opened INTEGER,              -- issues opened in the window (the new-issues list)
+    prs_opened INTEGER,                 -- PRs opened in the window
+    issues_closed INTEGER,              -- issues closed in the window
+    prs_merged INTEGER,                 -- PRs merged in the window
+    prs_closed_unmerged INTEGER,        -- PRs closed without merge in the window
+    merge_rate DOUBLE,                  -- merged / (merged + closed without merge); null when there are neither
+    median_hours_to_merge DOUBLE,       -- median hours from opening to merge, over PRs merged in the window
+    p90_hours_to_merge DOUBLE,          -- 90th percentile of the same
+    items_opened INTEGER,               -- issues and PRs opened in the window
+    opened_answered INTEGER,            -- of those, answered in the window by a non-bot other than the author
+                                        -- (null without comment data)
+    opened_unanswered INTEGER,          -- of those, not answered in the window (null without comment data)
+    median_hours_to_first_response DOUBLE, -- median hours from opening to that first answer
+    response_basis VARCHAR,             -- window comments, or no comment data (the source holds no threads)
+    comments INTEGER,                   -- comments written in the window (conversation and diff, bots included)
+    reviews INTEGER,                    -- PR reviews submitted in the window
+    stale_closures INTEGER,             -- closings in the window of items labelled stale
+    stale_closures_by_bot INTEGER,      -- of those, closed by a bot
+    bot_events INTEGER,                 -- the window's events (core_events) by bots
+    bot_comments INTEGER                -- the window's comments and reviews by bots
 );
 
 -- mart_topic_daily: per topic and day, item counts, summed hotness and the trend against the trailing days.
 CREATE TABLE IF NOT EXISTS mart_topic_daily (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, topic_id VARCHAR NOT NULL, topic_zh VARCHAR, topic_en VARCHAR,
-    topic_group VARCHAR, items INTEGER, issues INTEGER, prs INTEGER, new_items INTEGER,
-    merged_prs INTEGER, closed_items INTEGER, hotness_sum DOUBLE, top_items INTEGER[],
-    baseline_days INTEGER, baseline_items_sum INTEGER, baseline_mean_items DOUBLE, items_ratio DOUBLE,
-    rising BOOLEAN, trend_status VARCHAR, taxonomy_version INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    topic_id VARCHAR NOT NULL,          -- the taxonomy topic
+    topic_zh VARCHAR,                   -- its name in Chinese
+    topic_en VARCHAR,                   -- its name in English
+    topic_group VARCHAR,                -- its group (process: CI, build, tests, docs)
+    items INTEGER,                      -- items of the day with the topic
+    issues INTEGER,                     -- of those, issues
+    prs INTEGER,                        -- of those, PRs
+    new_items INTEGER,                  -- of those, opened in the window
+    merged_prs INTEGER,                 -- of those, merged in the window
+    closed_items INTEGER,               -- of those, closed without merge in the window
+    hotness_sum DOUBLE,                 -- their summed hotness
+    top_items INTEGER[],                -- the five hottest item numbers
+    baseline_days INTEGER,              -- built days among the trailing N (the taxonomy's trend baseline_days)
+    baseline_window INTEGER,            -- N, the trailing days the baseline should cover
+    baseline_items_sum INTEGER,         -- the topic's items over those days
+    baseline_mean_items DOUBLE,         -- that sum / N, only when all N days are built (else null)
+    items_ratio DOUBLE,                 -- items / baseline_mean_items (null when the mean is missing or 0)
+    rising BOOLEAN,                     -- rising today: enough items and a ratio at or above the rising ratio
+    trend_status VARCHAR,               -- rising, new, falling, steady, or baseline incomplete
+    taxonomy_version INTEGER            -- the taxonomy version that matched
 );
+-- a warehouse created before baseline_window gets it here (its old rows hold NULL until rebuilt)
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_window INTEGER;
 
 -- mart_key_changes: PRs merged (and PRs opened) in the window, ranked by a documented score.
 CREATE TABLE IF NOT EXISTS mart_key_changes (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, title VARCHAR, author_login VARCHAR,
-    labels VARCHAR[], change_status VARCHAR, topics VARCHAR[], rising_topics VARCHAR[],
-    size_lines INTEGER, size_known BOOLEAN, draft BOOLEAN,
-    hotness DOUBLE, merged_points DOUBLE, significance_points DOUBLE, breadth_points DOUBLE,
-    rising_points DOUBLE, size_points DOUBLE, penalty_points DOUBLE, key_score DOUBLE, key_rank INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the PR number
+    title VARCHAR,                      -- the title
+    author_login VARCHAR,               -- the author's login (null when the payload has no user)
+    labels VARCHAR[],                   -- the label names
+    change_status VARCHAR,              -- merged (in the window) or opened (in the window, not merged yet)
+    topics VARCHAR[],                   -- its topics (int_item_topic_sets)
+    rising_topics VARCHAR[],            -- its topics that are rising today
+    size_lines INTEGER,                 -- additions + deletions (0 when unknown)
+    size_known BOOLEAN,                 -- whether the PR's size was fetched
+    draft BOOLEAN,                      -- a draft (flag, or a [Draft] / [WIP] title tag)
+    hotness DOUBLE,                     -- its hotness (mart_item_hotness)
+    merged_points DOUBLE,               -- 6 if merged in the window
+    significance_points DOUBLE,         -- 3 if a title tag marks a substantive change (core, kernel, perf, ...)
+    breadth_points DOUBLE,              -- 1 per topic outside the process group, at most 3
+    rising_points DOUBLE,               -- 3 if one of its topics is rising today
+    size_points DOUBLE,                 -- 1.5 * ln(1 + size_lines) when the size is known
+    penalty_points DOUBLE,              -- -6 if a draft; -4 if it has no topic outside the process group
+    key_score DOUBLE,                   -- hotness plus all the points
+    key_rank INTEGER                    -- 1 = the day's most important; ties go to the newer PR
 );
 
 -- mart_notable_issues: open issues and RFCs of the window, ranked by a documented score.
 CREATE TABLE IF NOT EXISTS mart_notable_issues (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, kind VARCHAR, title VARCHAR,
-    author_login VARCHAR, labels VARCHAR[], is_rfc BOOLEAN, open_at_window_end BOOLEAN,
-    topics VARCHAR[], risk_topics VARCHAR[], rising_topics VARCHAR[], linked_prs INTEGER[],
-    hotness DOUBLE, rfc_points DOUBLE, open_points DOUBLE, bug_points DOUBLE, risk_points DOUBLE,
-    link_points DOUBLE, rising_points DOUBLE, notable_score DOUBLE, notable_rank INTEGER
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the issue (or RFC PR) number
+    kind VARCHAR,                       -- issue or pr
+    title VARCHAR,                      -- the title
+    author_login VARCHAR,               -- the author's login (null when the payload has no user)
+    labels VARCHAR[],                   -- the label names
+    is_rfc BOOLEAN,                     -- an RFC: [RFC] title tag or label rfc
+    open_at_window_end BOOLEAN,         -- still open when the window ended
+    topics VARCHAR[],                   -- its topics (int_item_topic_sets)
+    risk_topics VARCHAR[],              -- its risk topics
+    rising_topics VARCHAR[],            -- its topics that are rising today
+    linked_prs INTEGER[],               -- PRs linked to it (int_item_links)
+    hotness DOUBLE,                     -- its hotness (mart_item_hotness)
+    rfc_points DOUBLE,                  -- 5 if an RFC
+    open_points DOUBLE,                 -- 2 if open at the window's end
+    bug_points DOUBLE,                  -- 2 if labelled or tagged bug
+    risk_points DOUBLE,                 -- 3 if it has a risk topic
+    link_points DOUBLE,                 -- 2 if a PR is linked to it
+    rising_points DOUBLE,               -- 2 if one of its topics is rising today
+    notable_score DOUBLE,               -- hotness plus all the points
+    notable_rank INTEGER                -- 1 = the day's most notable; ties go to the newer item
 );
 
--- mart_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.
-CREATE TABLE IF NOT EXISTS mart_item_topic_sets (
-    repo VARCHAR NOT NULL, day DATE NOT NULL, number INTEGER NOT NULL, topics VARCHAR[], risk_topics VARCHAR[],
-    substantive INTEGER, rising_topics VARCHAR[]
+-- int_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.
+CREATE TABLE IF NOT EXISTS int_item_topic_sets (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the issue or PR number
+    topics VARCHAR[],                   -- all its topics
+    risk_topics VARCHAR[],              -- its risk topics
+    substantive INTEGER,                -- how many of its topics are outside the process group
+    rising_topics VARCHAR[]             -- its topics that are rising today
 );

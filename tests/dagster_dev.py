@@ -95,16 +95,19 @@ class DagsterDev:
 
     # ------------------------------------------------------------ lifecycle
     @classmethod
-    def start(cls, dagster_home: Path, env: dict[str, str], log_path: Path) -> "DagsterDev":
-        """`dagster dev -w workspace.yaml` on a free loopback port, with the project's
-        dagster.yaml copied into ``dagster_home`` and only ``env`` for our settings."""
+    def start(
+        cls, dagster_home: Path, env: dict[str, str], log_path: Path, command: list[str] | None = None
+    ) -> "DagsterDev":
+        """`dagster dev -w workspace.yaml` (or ``command``, e.g. ``dg dev``) on a free loopback port,
+        with the project's dagster.yaml copied into ``dagster_home`` and only ``env`` for our settings."""
         project_dagster_home(dagster_home)
         port = free_port()
         base = {k: v for k, v in os.environ.items() if not k.startswith(_OWN_ENV_PREFIXES)}
         full_env = {**base, **env, "DAGSTER_HOME": str(dagster_home)}
         log = log_path.open("wb")
+        command = command or [sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml"]
         process = subprocess.Popen(
-            [sys.executable, "-m", "dagster", "dev", "-w", "workspace.yaml", "-h", "127.0.0.1", "-p", str(port)],
+            [*command, "-h", "127.0.0.1", "-p", str(port)],
             cwd=ROOT, env=full_env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             preexec_fn=_reset_signals_and_detach,
         )

@@ -4,7 +4,8 @@ It answers the endpoints the live source uses the way api.github.com does:
 search with qualifier parsing and its 1,000-result cap, Link pagination,
 per-resource rate limits with reset, ETags and 304s that cost nothing, a token
 check, and faults on demand (every Nth request 502, slow responses, 403 rate
-limits, 429 Retry-After, truncated or garbled bodies). Every request is
+limits, 429 Retry-After, truncated or garbled bodies, a response trickled one
+byte at a time). Every request is
 recorded so tests can assert on what the client actually sent.
 """
 
@@ -44,7 +45,7 @@ class Dataset:
 
     @classmethod
     def from_sample(cls, folder: Path | None = None) -> "Dataset":
-        from vllm_digest.sources.sample import embedded_sample_root, load_sample
+        from vllm_digest.ingest.sample import embedded_sample_root, load_sample
 
         data = load_sample(folder or embedded_sample_root() / "vllm-project__vllm")
         return cls(
@@ -122,12 +123,15 @@ def _iso(moment: dt.datetime | None) -> str | None:
 class Fault:
     """A scripted misbehaviour for the next ``count`` requests whose path contains ``match``."""
 
-    kind: str  # "502" | "slow" | "rate403" | "429" | "truncate" | "garble" | "incomplete"
+    kind: str  # "502" | "slow" | "rate403" | "429" | "truncate" | "garble" | "incomplete" | "drip" | "drip_head"
     match: str = ""
     count: int = 1
-    delay: float = 0.0
+    delay: float = 0.0  # "slow": before answering; "drip" (the body) and "drip_head" (all of it): between bytes
     retry_after: int = 1
     reset_in: float = 1.0
+    # a drip stops after this long and drops the connection, so a client without a deadline
+    # fails in bounded time (with a cut body) instead of hanging the test
+    drip_for: float = 30.0
 
 
 @dataclass
@@ -449,6 +453,8 @@ class _Handler(BaseHTTPRequestHandler):
         headers.update(budget.headers(resource))
         if fault is not None and fault.kind in ("truncate", "garble"):
             return self._send_broken(record, raw, headers, fault.kind)
+        if fault is not None and fault.kind in ("drip", "drip_head"):
+            return self._send_drip(record, status, raw, headers, fault)
         self._send(record, status, raw, headers)
 
     def _links(self, path: str, q: dict[str, str], pages: int) -> str:
@@ -477,6 +483,29 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if status != 304:
             self.wfile.write(raw)
+
+    def _send_drip(self, record: Recorded, status: int, raw: bytes, headers: dict, fault: Fault) -> None:
+        """A valid response, sent one byte every ``fault.delay`` seconds: each byte restarts a
+        client's read timeout, so only a deadline on the whole exchange ends it. "drip" sends the
+        head at once and trickles the body; "drip_head" trickles from the status line on."""
+        record.status = status
+        head = [f"HTTP/1.1 {status} OK", "Content-Type: application/json; charset=utf-8",
+                *(f"{k}: {v}" for k, v in headers.items()), f"Content-Length: {len(raw)}", "", ""]
+        head_bytes = "\r\n".join(head).encode()
+        at_once, trickled = (head_bytes, raw) if fault.kind == "drip" else (b"", head_bytes + raw)
+        self.close_connection = True
+        try:
+            self.wfile.write(at_once)
+            self.wfile.flush()
+            stop = time.monotonic() + fault.drip_for
+            for i in range(len(trickled)):
+                if self.emu._server is None or time.monotonic() > stop:
+                    return
+                time.sleep(fault.delay)
+                self.wfile.write(trickled[i:i + 1])
+                self.wfile.flush()
+        except OSError:  # the client hung up, as it should once its deadline passed
+            return
 
     def _send_broken(self, record: Recorded, raw: bytes, headers: dict, kind: str) -> None:
         record.status = 200

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from tests.github_emulator import Dataset, GitHubEmulator
+from vllm_digest.ingest.sample import embedded_sample_root
+from vllm_digest.model import SET_NAMES
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
-from vllm_digest.sources.sample import embedded_sample_root
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.warehouse.resource import WarehouseResource
 
 REPO = RepoRef("vllm-project", "vllm")
 TOKEN = "ghp_emulatorTOKEN0123456789abcdefSECRET"
-SET_NAMES = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
 # fast, bounded client settings so fault tests finish in well under a second each
 FAST = {"backoff_base_seconds": 0.01, "backoff_max_seconds": 0.05, "max_retry_seconds": 5.0,
         "timeout_seconds": 2.0, "max_rate_wait_seconds": 5.0}

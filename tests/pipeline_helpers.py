@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import write_day
 from vllm_digest.settings import Settings
-from vllm_digest.sources.sample import fetch_sample_day
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.warehouse.resource import WarehouseResource
 

@@ -11,10 +11,10 @@ import pytest
 
 from vllm_digest.analytics import ANALYTICS_MODELS, build_analytics, build_taxonomy_rules
 from vllm_digest.analytics.build import _text_rules, analytics_params, text_hits_statement
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.partitions import window_for_day
-from vllm_digest.raw_store import write_day
 from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.sources.sample import fetch_sample_day
 from vllm_digest.taxonomy import load_taxonomy
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.warehouse.sql_files import bind, read_sql, schema_statements, suffix_parameters
@@ -109,7 +109,7 @@ def test_seed_cluster_members_share_a_topic(built, cluster):
 def test_issue_37842_joins_its_pr_through_a_title_link(built):
     con = built[0]
     link = con.execute(
-        "SELECT link_kind, shared_words, minutes_apart FROM mart_item_links "
+        "SELECT link_kind, shared_words, minutes_apart FROM int_item_links "
         "WHERE day = $d AND issue_number = 37842 AND pr_number = 37843", {"d": SEED_DAY}).fetchone()
     assert link == ("title_evidence", ["max", "session", "streamingupdate", "tokens", "update"], 0.0)
     rule = con.execute(
@@ -170,9 +170,9 @@ def test_trend_with_seven_earlier_days_equals_a_hand_computation(built):
 def test_fewer_than_seven_earlier_days_says_baseline_incomplete(built):
     con = built[0]
     rows = con.execute(
-        "SELECT DISTINCT baseline_days, baseline_mean_items, items_ratio, rising, trend_status "
+        "SELECT DISTINCT baseline_days, baseline_window, baseline_mean_items, items_ratio, rising, trend_status "
         "FROM mart_topic_daily WHERE day = '2026-03-07'").fetchall()
-    assert rows == [(6, None, None, False, "baseline incomplete")]
+    assert rows == [(6, 7, None, None, False, "baseline incomplete")]
 
 
 def test_activity_metrics_of_the_seed_day(built):
@@ -240,7 +240,7 @@ def test_text_hits_in_one_union_equal_one_statement_per_rule(built):
     taxonomy = load_taxonomy()
     params = analytics_params(REPO, ws, taxonomy)
     rules = _text_rules(taxonomy)
-    sql = read_sql("mart_text_hits")
+    sql = read_sql("int_text_hits")
     texts = read_sql("run_texts")
     con.execute(texts, bind(texts, params))
     union, values = text_hits_statement(sql, params, rules)
@@ -250,7 +250,7 @@ def test_text_hits_in_one_union_equal_one_statement_per_rule(built):
         repr(row) for rule in rules for row in con.execute(sql, bind(sql, {**params, **rule})).fetchall()
     )
     assert together == one_by_one
-    assert len(together) == con.execute("SELECT count(*) FROM mart_text_hits").fetchone()[0] > 1000
+    assert len(together) == con.execute("SELECT count(*) FROM int_text_hits").fetchone()[0] > 1000
 
 
 def test_suffix_parameters_renames_only_the_named_parameters_outside_literals():

@@ -8,9 +8,9 @@ import dagster as dg
 
 from conftest import materialize, report_path
 from vllm_digest.definitions import build_definitions
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.partitions import window_for_day
-from vllm_digest.raw_store import write_day
-from vllm_digest.sources.sample import fetch_sample_day
 from vllm_digest.warehouse import quality
 from vllm_digest.warehouse.resource import WarehouseResource
 
@@ -65,13 +65,14 @@ def _synthetic_sample(root):
 def _land(settings, day, totals):
     repo = settings.repos[0]
     payload = fetch_sample_day(repo, window_for_day(day, settings), settings.sample_dir)
-    payload.manifest["totals"] = totals
+    payload.manifest.totals = totals
     write_day(settings.raw_dir, repo, day, payload)
 
 
 def test_reconciliation_names_missing_number_and_incomplete_day_warns(make_settings, tmp_path):
     _synthetic_sample(tmp_path / "sample")
-    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
+    # the partitions would end with the covered 22nd: END_DATE keeps the uncovered 23rd a partition
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"), VLLM_DIGEST_END_DATE="2026-03-23")
     # the source reported issue 3 as new on the 22nd, but the landed data lacks it
     _land(settings, "2026-03-22", {"new_issues": {"count": 3, "numbers": [1, 2, 3]}, "new_prs": {"count": 0}})
     _land(settings, "2026-03-23", {"new_issues": {"count": 1, "numbers": [5]}})
@@ -155,3 +156,18 @@ def test_each_repo_gets_its_own_partitioned_checks(make_settings):
     assert all(s.partitions_def is not None for s in specs)
     # the checks are part of the graph the UI loads, next to their tables
     assert {(k.asset_key.to_user_string(), k.name) for k in defs.resolve_asset_graph().asset_check_keys} == keys
+
+
+def test_check_step_logs_no_missing_outputs_and_records_only_per_day_results(make_settings):
+    instance = dg.DagsterInstance.ephemeral()
+    result = materialize(make_settings(), "2026-03-21", "2026-03-22", instance=instance)
+    messages = [entry.user_message for entry in instance.all_logs(result.run_id)]
+    assert not [m for m in messages if "did not yield or return expected outputs" in m]
+    evals = _evaluations(result)
+    assert len(evals) == 16 and {e.partition for e in evals.values()} == {"2026-03-21", "2026-03-22"}
+    assert all(e.passed for e in evals.values())
+    key = dg.AssetCheckKey(dg.AssetKey(["vllm_project", "vllm", "mart_daily_counts"]), "counts_equal_list_lengths")
+    records = instance.event_log_storage.get_asset_check_execution_history(key, limit=10)
+    assert sorted((r.partition, r.status.value) for r in records) == [
+        ("2026-03-21", "SUCCEEDED"), ("2026-03-22", "SUCCEEDED"),
+    ]

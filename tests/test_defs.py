@@ -64,3 +64,58 @@ def test_every_asset_runs_a_partition_range_as_one_run(make_settings):
     policies = {key.to_user_string(): graph.get(key).backfill_policy for key in graph.get_all_asset_keys()}
     assert len(policies) == 28
     assert {k for k, p in policies.items() if p != dg.BackfillPolicy.single_run()} == set()
+
+
+def test_building_the_definitions_warns_no_beta_or_preview(make_settings):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build_definitions(make_settings(VLLM_DIGEST_REPOS="vllm-project/vllm,sgl-project/sglang"))
+    flagged = [w for w in caught if issubclass(w.category, (dg.BetaWarning, dg.PreviewWarning))]
+    assert flagged == []
+
+
+def test_a_fresh_process_loads_the_definitions_without_beta_or_preview_warnings(tmp_path):
+    """What every command (`make demo`, `dagster dev`, the CLI) does first: import the module."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VLLM_DIGEST_")}
+    env["VLLM_DIGEST_HOME"] = str(tmp_path / "home")
+    # as errors: one such warning fails the import; -W always shows every other warning, once per call
+    flags = ["-W", "always", "-W", "error::dagster.BetaWarning", "-W", "error::dagster.PreviewWarning"]
+    proc = subprocess.run(
+        [sys.executable, *flags, "-c", "import vllm_digest.definitions"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Warning" not in proc.stderr, proc.stderr[-2000:]
+
+
+def test_resource_descriptions_are_plain_text_and_every_field_is_described(make_settings):
+    """The UI shows these strings as they are: RST ``markup`` or a docstring's indentation shows literally."""
+    defs = build_definitions(make_settings())
+    assert set(defs.resources) == {"warehouse", "activity_source", "narrative"}
+    for name, resource in defs.resources.items():
+        definition = resource.get_resource_definition()
+        texts = {"description": definition.description}
+        texts.update({field: spec.description for field, spec in definition.config_schema.config_type.fields.items()})
+        for what, text in texts.items():
+            assert text and len(text) > 10, (name, what)
+            assert "``" not in text and "\n" not in text, (name, what, text)
+
+
+def test_job_description_names_every_group_of_the_graph(make_settings):
+    from vllm_digest.schedules import DAILY_JOB
+
+    defs = build_definitions(make_settings())
+    graph = defs.resolve_asset_graph()
+    groups = {graph.get(k).group_name for k in graph.get_all_asset_keys()}
+    assert groups == {"ingest", "warehouse", "analytics", "report", "site"}
+    description = defs.resolve_job_def(DAILY_JOB).description
+    assert [g for g in groups if g not in description] == []
+    assert "stg -> core -> mart" in description

@@ -6,10 +6,11 @@ import datetime as dt
 
 from tests.github_emulator import Dataset, Fault, GitHubEmulator
 from tests.github_fixtures import FAST, REPO, TOKEN, five_sets
-from vllm_digest.github.client import GitHubClient
+from vllm_digest.ingest.github.client import GitHubClient
+from vllm_digest.ingest.github.plan import fetch_day
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.model import PAYLOAD_KINDS
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import write_day
-from vllm_digest.sources.github import fetch_day
 
 UTC = dt.timezone.utc
 DAY = DayWindow(dt.date(2026, 3, 10), dt.datetime(2026, 3, 10, 4, tzinfo=UTC), dt.datetime(2026, 3, 11, 4, tzinfo=UTC))
@@ -95,8 +96,8 @@ def test_search_cap_splits_the_window_and_lands_everything(tmp_path):
         payload = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, **FAST)
     searches = [r.query["q"] for r in emu.requests if r.path == "/search/issues" and "is:pr" in r.query["q"]]
     assert len({q for q in searches}) > 3  # the day was halved until each part fits under the cap
-    assert payload.manifest["totals"]["new_prs"]["count"] == 2500 == len(payload.manifest["totals"]["new_prs"]["numbers"])
-    assert payload.manifest["complete"] is True
+    assert payload.manifest.totals["new_prs"]["count"] == 2500 == len(payload.manifest.totals["new_prs"]["numbers"])
+    assert payload.manifest.complete is True
     assert all(int(r.query.get("page", 1)) <= 10 for r in emu.requests if r.path == "/search/issues")
 
 
@@ -104,7 +105,7 @@ def test_incomplete_results_are_retried_then_recorded(tmp_path):
     with GitHubEmulator(synthetic(), token=TOKEN, now=DAY.end + dt.timedelta(days=1)) as emu:
         emu.faults.append(Fault("incomplete", match="/search/issues", count=3))
         payload = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, **FAST)
-    m = payload.manifest
+    m = payload.manifest.to_json()
     assert m["complete"] is False
     assert any("incomplete_results" in r and "is:issue" in r for r in m["incomplete_reasons"])
     write_day(tmp_path / "raw", REPO, DAY.key, payload)
@@ -168,14 +169,15 @@ def test_recent_day_takes_its_items_from_the_open_list_and_lands_the_same(tmp_pa
         emu.clear_log()
         searched = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, recent_hours=0, **FAST)
         assert sum(1 for r in emu.requests if r.path == "/search/issues") == 2  # is:issue and is:pr created:
-    assert recent.manifest["items_plan"] == "open issues list" and searched.manifest["items_plan"] == "created searches"
+    assert recent.manifest.details["items_plan"] == "open issues list"
+    assert searched.manifest.details["items_plan"] == "created searches"
     assert searches == []
     assert lists == [{"state": "open", "since": iso(DAY.start), "sort": "updated", "direction": "asc", "per_page": "100"}]
-    for kind in ("issues", "events", "comments", "review_comments", "reviews", "pulls"):
+    for kind in PAYLOAD_KINDS:
         assert getattr(recent, kind) == getattr(searched, kind), kind
     assert sorted(i["number"] for i in recent.issues) == [1, 2, 3, 4]
-    assert recent.manifest["totals"]["new_prs"]["numbers"] == [3] == searched.manifest["totals"]["new_prs"]["numbers"]
-    assert recent.manifest["request_count"] < searched.manifest["request_count"]
+    assert recent.manifest.totals["new_prs"]["numbers"] == [3] == searched.manifest.totals["new_prs"]["numbers"]
+    assert recent.manifest.request_count < searched.manifest.request_count
 
 
 def test_recent_day_finds_items_closed_after_the_window_or_before_it():
@@ -198,9 +200,9 @@ def test_recent_day_finds_items_closed_after_the_window_or_before_it():
         payload = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, **FAST)
         queries = [r.query["q"] for r in emu.requests if r.path == "/search/issues"]
     assert sorted(i["number"] for i in payload.issues) == [7, 8]
-    assert payload.manifest["totals"]["new_issues"]["numbers"] == [7]
+    assert payload.manifest.totals["new_issues"]["numbers"] == [7]
     assert queries == [f"repo:vllm-project/vllm closed:<{iso(s)} updated:>={iso(s)}"]
-    assert payload.events == [] and payload.manifest["complete"] is True
+    assert payload.events == [] and payload.manifest.complete is True
 
 
 def test_emulator_shows_the_dataset_as_of_its_clock():

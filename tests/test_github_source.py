@@ -11,10 +11,10 @@ from tests.github_emulator import Dataset, Fault, GitHubEmulator
 from tests.github_fixtures import (
     FAST, REPO, SET_NAMES, TOKEN, emulator, expected_windows, five_sets, sample_dataset, tree_bytes, window_of,
 )
-from vllm_digest.github.client import GitHubError
-from vllm_digest.raw_store import read_day, write_day
-from vllm_digest.sources.github import fetch_day
-from vllm_digest.sources.sample import fetch_sample_day
+from vllm_digest.ingest.github.client import GitHubError
+from vllm_digest.ingest.github.plan import fetch_day
+from vllm_digest.ingest.raw_store import read_day, write_day
+from vllm_digest.ingest.sample import fetch_sample_day
 
 __all__ = ["emulator", "sample_dataset"]  # fixtures used by name
 
@@ -38,7 +38,7 @@ def test_every_sample_day_matches_sample_source_and_expected(sample_dataset, tmp
     manifests = {}
     for w in windows:
         emulator.now = w.end + LAG
-        manifests[w.key] = land(emulator, w, gh_home).manifest
+        manifests[w.key] = land(emulator, w, gh_home).manifest.to_json()
         write_day(sample_home / "raw", REPO, w.key, fetch_sample_day(REPO, w))
     got, want = five_sets(gh_home, REPO, windows), five_sets(sample_home, REPO, windows)
     assert len(windows) == 22
@@ -68,7 +68,7 @@ def test_links_drive_pagination_and_search_uses_half_open_utc_range(emulator, tm
     event_requests = [r for r in emulator.requests if r.path.endswith("/issues/events")]
     assert len(event_requests) >= 2
     assert [r.query.get("page") for r in event_requests] == [None] + [str(i) for i in range(2, len(event_requests) + 1)]
-    assert payload.manifest["requests"][1]["path"].endswith("page=2")
+    assert payload.manifest.details["requests"][1]["path"].endswith("page=2")
     searches = [r.query["q"] for r in emulator.requests if r.path == "/search/issues"]
     start = w.start.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     end_incl = (w.end - dt.timedelta(seconds=1)).astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -86,11 +86,11 @@ def test_refetch_of_unchanged_day_is_all_304_and_free(emulator, tmp_path):
     before = {k: emulator.budgets[k].remaining for k in ("core", "search")}
     emulator.clear_log()
     second = land(emulator, w, tmp_path, previous=read_day(tmp_path / "raw", REPO, w.key))
-    assert second.manifest["request_count"] == first.manifest["request_count"] == len(emulator.requests)
-    assert second.manifest["not_modified_count"] == second.manifest["request_count"]
+    assert second.manifest.request_count == first.manifest.request_count == len(emulator.requests)
+    assert second.manifest.not_modified_count == second.manifest.request_count
     assert all(r.status == 304 and r.headers.get("if-none-match") for r in emulator.requests)
     assert {k: emulator.budgets[k].remaining for k in ("core", "search")} == before
-    assert second.manifest["rate_limited_requests"] == {}
+    assert second.manifest.details["rate_limited_requests"] == {}
     assert second.issues == first.issues and second.events == first.events
     assert five_sets(tmp_path, REPO, [w])[w.key] == {n: sorted(entry["lists"][n]) for n in SET_NAMES}
 
@@ -101,9 +101,9 @@ def test_every_third_request_502_still_lands_complete(emulator, tmp_path):
     emulator.now = w.end + dt.timedelta(days=2)
     emulator.fail_every = 3
     payload = land(emulator, w, tmp_path)
-    assert payload.manifest["complete"] is True
+    assert payload.manifest.complete is True
     assert sum(1 for r in emulator.requests if r.status == 502) >= 2
-    assert any(r["status"] == 502 for r in payload.manifest["requests"])
+    assert any(r["status"] == 502 for r in payload.manifest.details["requests"])
     assert five_sets(tmp_path, REPO, [w])[w.key] == {n: sorted(entry["lists"][n]) for n in SET_NAMES}
 
 
@@ -117,7 +117,7 @@ def test_rate_limit_exhausted_mid_day_waits_for_reset_then_completes(emulator, t
     waited = (dt.datetime.now() - t0).total_seconds()
     statuses = [(r.path, r.status) for r in emulator.requests]
     assert (("/repos/vllm-project/vllm/issues/comments", 403)) in statuses
-    assert statuses[-1][1] == 200 and payload.manifest["complete"] is True
+    assert statuses[-1][1] == 200 and payload.manifest.complete is True
     assert waited >= 0.2
     assert five_sets(tmp_path, REPO, [w])[w.key] == {n: sorted(entry["lists"][n]) for n in SET_NAMES}
 
@@ -141,7 +141,7 @@ def test_429_retry_after_is_honoured(emulator, tmp_path):
     assert (dt.datetime.now() - t0).total_seconds() >= 1.0
     hits = [r.status for r in emulator.requests if r.path.endswith("/pulls/comments")]
     assert hits == [429, 200]
-    assert payload.manifest["complete"] is True
+    assert payload.manifest.complete is True
 
 
 @pytest.mark.parametrize("kind", ["truncate", "garble"])
@@ -178,7 +178,7 @@ def test_old_day_falls_back_to_snapshot_semantics(emulator, tmp_path):
     w = window_of(entry)
     emulator.now = w.end + dt.timedelta(days=120)
     payload = land(emulator, w, tmp_path)
-    m = payload.manifest
+    m = payload.manifest.to_json()
     assert m["semantics"] == "snapshot" and "90 days" in m["snapshot_reason"]
     assert payload.events == []
     qs = [r.query["q"] for r in emulator.requests if r.path == "/search/issues"]
@@ -210,6 +210,6 @@ def test_recent_plan_lands_what_the_search_plan_lands_on_vllm_sized_days(tmp_pat
             for kind in ("issues", "events", "comments", "review_comments", "reviews"):
                 assert getattr(recent, kind) == getattr(searched, kind), (w.key, kind)
             assert len(recent.comments) > 100 and len(recent.issues) > 80
-            assert recent.manifest["request_count"] < searched.manifest["request_count"], w.key
+            assert recent.manifest.request_count < searched.manifest.request_count, w.key
             for name in ("new_issues", "new_prs"):
-                assert recent.manifest["totals"][name]["numbers"] == searched.manifest["totals"][name]["numbers"]
+                assert recent.manifest.totals[name]["numbers"] == searched.manifest.totals[name]["numbers"]

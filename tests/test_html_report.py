@@ -23,7 +23,8 @@ def _metadata(result, key):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    settings = settings_at(tmp_path_factory.mktemp("home"))
+    # END_DATE makes the empty day a partition: the sample's partitions would end on its last day
+    settings = settings_at(tmp_path_factory.mktemp("home"), VLLM_DIGEST_END_DATE=EMPTY_DAY)
     ranged = materialize(settings, *RANGE)
     single = materialize(settings, EMPTY_DAY)
     return settings, ranged, single
@@ -127,7 +128,7 @@ def test_site_metadata_counts_every_day_on_disk(built):
 def test_a_range_longer_than_a_month_reports_count_totals_not_a_dict_per_day(tmp_path):
     from types import SimpleNamespace
 
-    from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS
+    from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS
     from vllm_digest.report.assets import report_metadata
 
     settings = settings_at(tmp_path)

@@ -62,8 +62,9 @@ def test_rematerialize_is_identical(make_settings):
 
 
 def test_empty_lists_render_as_none(make_settings):
-    settings = make_settings()
-    materialize(settings, "2026-06-01")  # after the sample's coverage
+    # after the sample's coverage: END_DATE makes it a partition (the sample's would end on its last day)
+    settings = make_settings(VLLM_DIGEST_END_DATE="2026-06-01")
+    materialize(settings, "2026-06-01")
     text = report_path(settings, "2026-06-01").read_text(encoding="utf-8")
     lists = appendix_lists(text)
     assert all(lines == ["- 无"] for lines in lists.values())

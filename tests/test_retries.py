@@ -3,16 +3,18 @@ RetryPolicy is the outer layer, and only errors a later attempt can fix reach it
 
 from __future__ import annotations
 
+import logging
+
 import dagster as dg
 import pytest
 
 from tests.github_emulator import Dataset, Fault, GitHubEmulator
 from tests.github_fixtures import FAST, REPO, TOKEN
-from vllm_digest.assets.ingest import FETCH_RETRY_POLICY, RAW_ASSET, fetch_or_fail
 from vllm_digest.definitions import build_definitions
-from vllm_digest.github.client import GitHubClient, GitHubError, RateLimitError
+from vllm_digest.ingest.assets import FETCH_RETRY_POLICY, RAW_ASSET, fetch_or_fail
+from vllm_digest.ingest.github.client import GitHubClient, GitHubError, RateLimitError
+from vllm_digest.ingest.resources import ActivitySourceResource
 from vllm_digest.partitions import window_for_day
-from vllm_digest.sources.resource import ActivitySourceResource
 
 DAY = "2026-03-22"
 ISSUES = "repos/vllm-project/vllm/issues"
@@ -100,3 +102,73 @@ def test_permanent_fetch_error_fails_the_run_once_without_retry(make_settings, e
     [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
     assert "401" in failure.step_failure_data.error.message
     assert not (settings.raw_dir / REPO.owner / REPO.name / DAY).exists()
+
+
+EVENTS = "repos/vllm-project/vllm/issues/events"
+# a 1 s deadline and a window that fits all five attempts of it: the drip would take hours
+DEADLINE = {**FAST, "request_deadline_seconds": 1.0, "max_retry_seconds": 60.0}
+CLIENT_LOG = "vllm_digest.ingest.github.client"
+
+
+def retry_lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == CLIENT_LOG and r.levelname == "WARNING"]
+
+
+def test_a_dripping_body_ends_each_attempt_at_the_deadline_and_retries_follow_the_policy(emulator, caplog):
+    """One byte every half second resets httpx's read timeout forever; the request deadline
+    ends each attempt, the client tries 5 times in all (the README's policy) and says why."""
+    caplog.set_level("WARNING", logger=CLIENT_LOG)
+    emulator.faults.append(Fault("drip", match="/issues/events", count=100, delay=0.5, drip_for=5))
+    with GitHubClient(api_url=emulator.base_url, token=TOKEN, **DEADLINE) as client:
+        error = get_error(client, EVENTS)
+    assert error.transient and error.status is None
+    assert "no complete response within the 1s request deadline" in str(error)
+    assert "gave up after 5 attempts" in str(error)
+    assert sum(1 for r in emulator.requests if r.path.endswith("/issues/events")) == 5
+    lines = retry_lines(caplog)
+    assert len(lines) == 4
+    for attempt, line in enumerate(lines, 1):
+        assert line.startswith("GitHub GET /repos/vllm-project/vllm/issues/events: ")
+        assert "no complete response within the 1s request deadline" in line
+        assert f"(attempt {attempt} of 5)" in line
+
+
+def test_a_dripping_head_is_cut_off_too_and_the_next_attempt_succeeds(emulator, caplog):
+    """Trickled from the status line on, the response never reaches the body loop: the deadline
+    covers the whole exchange, not only the reading of the body."""
+    caplog.set_level("WARNING", logger=CLIENT_LOG)
+    emulator.faults.append(Fault("drip_head", match="/issues/events", count=1, delay=0.5, drip_for=5))
+    with GitHubClient(api_url=emulator.base_url, token=TOKEN, **DEADLINE) as client:
+        response = client.get(EVENTS)
+        assert [r.status for r in client.records] == [0, 200]
+    assert response.status == 200 and isinstance(response.data, list) and response.data
+    [line] = retry_lines(caplog)
+    assert "no complete response within the 1s request deadline" in line and "(attempt 1 of 5)" in line
+
+
+def test_attempts_stop_within_the_retry_window(emulator):
+    """Five 1 s attempts do not fit a 2.5 s window: the last attempt gets what is left of it,
+    and the client gives up inside the window instead of running over it."""
+    emulator.faults.append(Fault("drip", match="/issues/events", count=100, delay=0.5, drip_for=5))
+    with GitHubClient(api_url=emulator.base_url, token=TOKEN,
+                      **{**DEADLINE, "max_retry_seconds": 2.5}) as client:
+        error = get_error(client, EVENTS)
+    attempts = sum(1 for r in emulator.requests if r.path.endswith("/issues/events"))
+    assert 2 <= attempts < 5
+    assert "retries stop at 2.5s" in str(error)
+
+
+def test_the_runs_log_shows_each_retry_with_its_cause(make_settings, emulator):
+    """The deadline comes from the settings, and the client's retries land in the step's log
+    in Dagster's run log, not only in a Python logger nobody reads."""
+    emulator.faults.append(Fault("drip", match="/issues/events", count=2, delay=0.5, drip_for=5))
+    settings = make_settings(VLLM_DIGEST_SOURCE="github", GITHUB_API_URL=emulator.base_url,
+                             GITHUB_TOKEN=TOKEN, VLLM_DIGEST_GITHUB_DEADLINE="1")
+    defs = build_definitions(settings)
+    instance = dg.DagsterInstance.ephemeral()
+    result = dg.materialize([raw_asset(defs)], resources=defs.resources, partition_key=DAY, instance=instance)
+    assert result.success
+    messages = [e.user_message for e in instance.all_logs(result.run_id) if e.level == logging.WARNING]
+    retries = [m for m in messages if "/issues/events" in m]
+    assert len(retries) == 2, messages
+    assert all("no complete response within the 1s request deadline" in m for m in retries)

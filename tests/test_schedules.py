@@ -103,7 +103,8 @@ AUTUMN = (dt.date(2026, 10, 22), dt.date(2026, 10, 28))  # 2026-10-25: 03:00 -> 
     ],
 )
 def test_berlin_dst_one_request_per_day(make_settings, cutoff, first, last):
-    settings = make_settings(VLLM_DIGEST_TIMEZONE="Europe/Berlin", VLLM_DIGEST_CUTOFF=cutoff)
+    # the github source: its partitions (and ticks) go on past the sample's last day
+    settings = make_settings(VLLM_DIGEST_TIMEZONE="Europe/Berlin", VLLM_DIGEST_CUTOFF=cutoff, VLLM_DIGEST_SOURCE="github")
     schedule = schedule_of(settings)
     berlin = ZoneInfo("Europe/Berlin")
     start = dt.datetime.combine(first, dt.time(0, 0), tzinfo=berlin)
@@ -187,3 +188,24 @@ def test_freshness_window_opens_at_the_cutoff_of_the_day_the_tick_requests(make_
         opens = deadline - report.lower_bound_delta
         [request] = requests_at(schedule, deadline)
         assert opens == window_for_day(request.tags[RANGE_END_TAG], settings).end
+
+
+def test_ticks_after_the_sample_ends_skip_and_say_why(make_settings):
+    schedule = schedule_of(make_settings())
+    # the sample's last day is 2026-03-22: the tick that closes it still asks for it and its late days
+    [request] = requests_at(schedule, dt.datetime(2026, 3, 23, 11, 49, tzinfo=SHANGHAI))
+    assert (request.tags[RANGE_START_TAG], request.tags[RANGE_END_TAG]) == ("2026-03-20", "2026-03-22")
+    # the next closes 03-23, which is no partition: a request for it would fail the run
+    data = schedule.evaluate_tick(
+        dg.build_schedule_context(scheduled_execution_time=dt.datetime(2026, 3, 24, 11, 49, tzinfo=SHANGHAI))
+    )
+    assert not data.run_requests
+    assert "2026-03-23, is after the last partition 2026-03-22 (the last day the sample covers)" in data.skip_message
+    # with an end_date, the github source stops at it too
+    ended = schedule_of(make_settings(VLLM_DIGEST_SOURCE="github", VLLM_DIGEST_END_DATE="2026-05-31"))
+    data = ended.evaluate_tick(
+        dg.build_schedule_context(scheduled_execution_time=dt.datetime(2026, 6, 2, 11, 49, tzinfo=SHANGHAI))
+    )
+    assert "(the end_date setting)" in data.skip_message
+    [request] = requests_at(ended, dt.datetime(2026, 6, 1, 11, 49, tzinfo=SHANGHAI))
+    assert request.tags[RANGE_END_TAG] == "2026-05-31"

@@ -8,9 +8,9 @@ import pytest
 
 from bench.synthetic import generate
 from pipeline_helpers import ALL_MODELS, table_hashes
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.partitions import window_for_day
-from vllm_digest.raw_store import write_day
-from vllm_digest.sources.sample import fetch_sample_day
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.warehouse.resource import WarehouseResource
 

@@ -28,6 +28,16 @@ def test_environment_overrides_file(tmp_path):
     assert [r.full_name for r in s.repos] == ["a/b", "c/d"]
 
 
+def test_github_request_deadline_from_file_and_environment(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert load_settings({}).github_request_deadline == 30
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text("github_request_deadline = 45\n")
+    assert load_settings({"VLLM_DIGEST_CONFIG": str(cfg)}).github_request_deadline == 45
+    env = {"VLLM_DIGEST_CONFIG": str(cfg), "VLLM_DIGEST_GITHUB_DEADLINE": "5"}
+    assert load_settings(env).github_request_deadline == 5
+
+
 def test_enterprise_web_url():
     s = load_settings({"GITHUB_API_URL": "https://ghe.example.com/api/v3"})
     assert s.github_web_url == "https://ghe.example.com"
@@ -52,6 +62,9 @@ def test_token_not_in_repr():
         ({"VLLM_DIGEST_SOURCE": "gitlab"}, "'gitlab'"),
         ({"VLLM_DIGEST_LANGUAGES": "zh,fr"}, "'zh,fr'"),
         ({"GITHUB_API_URL": "ftp://x"}, "'ftp://x'"),
+        ({"VLLM_DIGEST_GITHUB_DEADLINE": "0"}, "GitHub request deadline (seconds) '0'"),
+        ({"VLLM_DIGEST_GITHUB_DEADLINE": "600"}, "GitHub request deadline (seconds) '600'"),
+        ({"VLLM_DIGEST_GITHUB_DEADLINE": "soon"}, "'soon'"),
     ],
 )
 def test_bad_values_are_named(env, named):
@@ -175,3 +188,28 @@ def test_credentials_in_the_base_url_are_refused_without_echoing_them():
         load_settings({"VLLM_DIGEST_LLM_BASE_URL": "https://me:hunter2@llm.example/v1", "VLLM_DIGEST_LLM_MODEL": "m"})
     assert "VLLM_DIGEST_LLM_BASE_URL" in str(err.value) and "VLLM_DIGEST_LLM_API_KEY" in str(err.value)
     assert "hunter2" not in str(err.value)
+
+
+def test_end_date_from_file_or_environment(tmp_path):
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('end_date = "2026-03-10"\n')
+    assert load_settings({"VLLM_DIGEST_CONFIG": str(cfg)}).end_date == dt.date(2026, 3, 10)
+    env = {"VLLM_DIGEST_CONFIG": str(cfg), "VLLM_DIGEST_END_DATE": "2026-03-12"}
+    assert load_settings(env).end_date == dt.date(2026, 3, 12)
+    assert load_settings({}).end_date is None
+
+
+@pytest.mark.parametrize(
+    "env, message",
+    [
+        ({"VLLM_DIGEST_END_DATE": "soon"}, "end date 'soon' is not a date YYYY-MM-DD"),
+        ({"VLLM_DIGEST_END_DATE": "2999-01-01"}, "end date '2999-01-01' is in the future"),
+        (
+            {"VLLM_DIGEST_START_DATE": "2026-03-05", "VLLM_DIGEST_END_DATE": "2026-03-04"},
+            "end date '2026-03-04' is before the start date '2026-03-05'",
+        ),
+    ],
+)
+def test_bad_end_date_is_named(env, message):
+    with pytest.raises(SettingsError, match=message):
+        load_settings(env)

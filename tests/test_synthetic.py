@@ -4,9 +4,9 @@ and served by the real sample source."""
 import datetime as dt
 
 from bench.synthetic import TARGETS, daily_stats, generate
+from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.partitions import window_for_day
 from vllm_digest.settings import RepoRef
-from vllm_digest.sources.sample import fetch_sample_day
 
 # 44 days = two stale sweeps, so the closing means include them as the real sample's did
 DAYS = 44
@@ -45,7 +45,7 @@ def test_sample_source_serves_it(tmp_path, make_settings):
     settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "root"), VLLM_DIGEST_START_DATE="2026-01-04")
     window = window_for_day("2026-01-05", settings)
     payload = fetch_sample_day(RepoRef("vllm-project", "vllm"), window, settings.sample_dir)
-    assert payload.manifest["complete"]
+    assert payload.manifest.complete
     assert len(payload.comments) > 100 and len(payload.issues) > 50
     merged = [e for e in payload.events if e["event"] == "merged"]
     closed_at = {(e["issue"]["number"], e["created_at"]) for e in payload.events if e["event"] == "closed"}

@@ -15,7 +15,7 @@ from pipeline_helpers import ALL_MODELS, build_sample_day, table_hashes
 from vllm_digest.definitions import build_definitions
 from vllm_digest.partitions import window_for_day
 from vllm_digest.warehouse.layers import CORE_MODELS, day_params
-from vllm_digest.warehouse.partitions import replace_partition
+from vllm_digest.warehouse.writes import replace_partition
 from vllm_digest.warehouse.resource import WarehouseResource
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -90,7 +90,7 @@ def _materializations(result, table):
 def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
     from conftest import materialize
     from vllm_digest.warehouse.lineage import DECLARED
-    from vllm_digest.warehouse.partitions import table_columns
+    from vllm_digest.warehouse.writes import table_columns
 
     settings = make_settings()
     result = materialize(settings, "2026-03-21", "2026-03-22")
@@ -133,8 +133,8 @@ def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
 
 
 def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_settings):
-    from vllm_digest.assets.common import PER_DAY_METADATA_MAX_DAYS
-    from vllm_digest.assets.warehouse import rows_metadata
+    from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS
+    from vllm_digest.warehouse.assets import rows_metadata
 
     settings = make_settings()
     first = dt.date(2026, 3, 1)
@@ -148,3 +148,82 @@ def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_sett
     month = rows_metadata(windows[:-1], rows[:-1])
     assert month["rows_by_day"].value == {w.key: n for w, n in zip(windows, rows[:-1])}
     assert rows_metadata(windows[:1], rows[:1])["dagster/row_count"] == 10
+
+
+def test_every_column_of_every_table_asset_is_described(make_settings):
+    """The UI's column schema says what each column holds, from the comment beside it in sql/schema*.sql."""
+    graph = build_definitions(make_settings()).resolve_asset_graph()
+    tables = {}
+    for key in graph.get_all_asset_keys():
+        schema = graph.get(key).metadata.get("dagster/column_schema")
+        if schema is not None:
+            tables[key.path[-1]] = schema.columns
+    assert len(tables) == 25  # 7 stg + 4 core + 2 mart + 12 analytics
+    undescribed = [(t, c.name) for t, cols in tables.items() for c in cols if not (c.description or "").strip()]
+    assert undescribed == []
+    described = {t: {c.name: c.description for c in cols} for t, cols in tables.items()}
+    assert described["mart_five_sets"]["set_name"].startswith("new_issues, closed_issues, new_prs")
+    # a description continued on a comment-only line is joined into one
+    assert described["stg_fetch_manifest"]["semantics"] == (
+        "events: closings and merges from issue events; snapshot: from the items' closed_at / merged_at as last seen"
+    )
+
+
+def test_a_schema_line_that_is_no_column_is_named_with_its_file_and_line():
+    from vllm_digest.warehouse.schema import parse_column_descriptions
+
+    text = "-- t: a table\nCREATE TABLE IF NOT EXISTS t (\n    a INTEGER, -- what a is\n    = oops\n);\n"
+    with pytest.raises(ValueError, match=r"^schema_x\.sql:4: not a column line of table t: '= oops'"):
+        parse_column_descriptions(text, "schema_x.sql")
+    good = parse_column_descriptions(text.replace("    = oops\n", "    b VARCHAR\n"), "schema_x.sql")
+    assert good == {"t": {"a": "what a is", "b": ""}}
+
+
+def test_raw_landing_metadata_of_a_range_holds_for_every_day(make_settings):
+    """A range run's metadata lands on each day's event: it names the folder of all days, never the last day's."""
+    from vllm_digest.ingest.raw_store import read_day
+
+    settings = make_settings()
+    defs = build_definitions(settings)
+    raw = dg.AssetKey(["vllm_project", "vllm", "raw_activity"])
+
+    def landed(**kwargs):
+        result = dg.materialize(list(defs.assets), resources=defs.resources, selection=[raw],
+                                instance=dg.DagsterInstance.ephemeral(), **kwargs)
+        return {m.partition: m.metadata for m in result.asset_materializations_for_node("vllm_project__vllm__raw_activity")}
+
+    days = ["2026-03-20", "2026-03-21", "2026-03-22"]
+    ranged = landed(tags={"dagster/asset_partition_range_start": days[0], "dagster/asset_partition_range_end": days[-1]})
+    assert sorted(ranged) == days
+    folder = settings.raw_dir / "vllm-project" / "vllm"
+    for day in days:
+        meta = ranged[day]
+        assert "path" not in meta and meta["raw_dir"].value == str(folder)
+        assert (meta["complete"].value, meta["incomplete_days"].value) == (True, "none")
+        assert "issues_and_prs" not in meta  # the run's sum is no day's count
+    by_day = ranged[days[0]]["landed_by_day"].value
+    for day in days:  # each day's counts are what its folder holds
+        payload = read_day(settings.raw_dir, settings.repos[0], day)
+        assert by_day[day]["issues_and_prs"] == len(payload.issues) > 0
+        assert by_day[day]["events"] == len(payload.events)
+    [(day, single)] = landed(partition_key="2026-03-21").items()
+    assert single["path"].value == str(folder / "2026-03-21")
+    assert single["issues_and_prs"].value == by_day["2026-03-21"]["issues_and_prs"]
+
+
+def test_a_warehouse_with_the_old_intermediate_table_names_keeps_their_rows(tmp_path):
+    """The intermediate tables were named mart_*; opening an older warehouse renames them, rows included."""
+    import duckdb
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE mart_item_links (repo VARCHAR, day DATE, issue_number INTEGER, pr_number INTEGER, "
+                "link_kind VARCHAR, evidence VARCHAR, shared_words VARCHAR[], minutes_apart DOUBLE, "
+                "issue_in_day BOOLEAN, pr_in_day BOOLEAN)")
+    con.execute("INSERT INTO mart_item_links VALUES ('o/r', DATE '2026-03-22', 1, 2, 'body', 'fixes #1', [], 0, true, true)")
+    con.close()
+    with WarehouseResource(path=str(path)).connect() as con:
+        tables = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        rows = con.execute("SELECT issue_number, pr_number, link_kind FROM int_item_links").fetchall()
+    assert "mart_item_links" not in tables and {"int_text_hits", "int_item_features"} <= tables
+    assert rows == [(1, 2, "body")]

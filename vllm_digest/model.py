@@ -4,7 +4,7 @@ once; the stages import it, and SQL that names them is checked against it by the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 
 # the day's five counts, each the length of its list, in the order the report prints them
 SET_NAMES = ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
@@ -22,18 +22,55 @@ MANIFEST = "manifest.json"
 
 
 @dataclass
+class Manifest:
+    """How a source landed one day, written as ``manifest.json`` beside the payloads. The typed
+    fields are what every source reports and ``stg_fetch_manifest`` reads; ``details`` holds what
+    only one source records (the live API's request log, rate limits and replay records)."""
+
+    source: str  # "sample" | "github"
+    repo: str
+    day: str
+    window_start: str  # the window's bounds, ISO 8601 with offset
+    window_end: str
+    semantics: str  # "events": closings from issue events; "snapshot": from the items' closed_at
+    complete: bool
+    incomplete_reasons: list[str] = field(default_factory=list)
+    request_count: int = 0
+    not_modified_count: int = 0
+    # set name -> {"count": N, "numbers": [...]}, where the source counted a set itself
+    totals: dict[str, dict] = field(default_factory=dict)
+    details: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """The file's object: the typed fields and the details side by side, as one flat object."""
+        typed = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "details"}
+        return {**self.details, **typed}
+
+    @classmethod
+    def from_json(cls, data: object, where: str) -> "Manifest":
+        """The manifest read back from ``where``; a missing field is an error that names the file."""
+        typed = {f.name for f in fields(cls)} - {"details"}
+        required = {f.name for f in fields(cls) if f.default is f.default_factory is MISSING}
+        if not isinstance(data, dict) or required - set(data):
+            lacking = sorted(required - set(data)) if isinstance(data, dict) else "an object"
+            raise ValueError(f"manifest {where!r} lacks {lacking}")
+        return cls(
+            **{k: v for k, v in data.items() if k in typed},
+            details={k: v for k, v in data.items() if k not in typed},
+        )
+
+
+@dataclass
 class DayPayload:
     """Everything a source returns for one repo and day."""
 
+    manifest: Manifest
     issues: list[dict] = field(default_factory=list)
     events: list[dict] = field(default_factory=list)
     comments: list[dict] = field(default_factory=list)
     review_comments: list[dict] = field(default_factory=list)
     reviews: list[dict] = field(default_factory=list)
     pulls: list[dict] = field(default_factory=list)
-    # source, semantics ("events" | "snapshot"), complete, incomplete_reasons,
-    # request_count, not_modified_count, rate_limit_remaining, totals, etags
-    manifest: dict = field(default_factory=dict)
 
     def payloads(self) -> dict[str, list[dict]]:
         return {kind: getattr(self, kind) for kind in PAYLOAD_KINDS}

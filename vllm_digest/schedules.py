@@ -1,4 +1,7 @@
-"""The daily job and its schedule.
+"""How the graph runs: the daily job over every stage, its schedule, and the executor.
+
+They belong to no stage: the job selects every asset of every repository, and the schedule asks
+for whole-graph runs over ranges of days.
 
 Each tick asks for ONE run over a partition range: the day that just closed
 plus the ``late_days`` before it. Every partitioned asset has
@@ -14,9 +17,11 @@ import datetime as dt
 
 import dagster as dg
 
-from vllm_digest.partitions import window_for_day
+from vllm_digest.partitions import last_day, window_for_day
 from vllm_digest.settings import Settings
+from vllm_digest.taxonomy.loader import taxonomy_from_settings
 
+EXECUTORS = {"in_process": dg.in_process_executor, "multiprocess": dg.multiprocess_executor}
 DAILY_JOB = "daily_digest"
 DAILY_SCHEDULE = "daily_digest_schedule"
 RANGE_START_TAG = "dagster/asset_partition_range_start"
@@ -93,18 +98,27 @@ def build_daily_job(settings: Settings) -> dg.UnresolvedAssetJobDefinition:
         DAILY_JOB,
         selection=dg.AssetSelection.all(),
         description=(
-            "Every repository's whole graph, raw -> stg -> core -> mart -> report, "
-            "for a range of days in one run."
+            "Every repository's whole graph, ingest (raw) -> warehouse (stg -> core -> mart) -> analytics "
+            "-> report, then the site over every report, for a range of days in one run."
         ),
     )
 
 
 def build_daily_schedule(settings: Settings, job) -> dg.ScheduleDefinition:
+    # partitions that end (end_date, or the sample's last day) have no day for later ticks to ask for
+    last = last_day(settings)
+    ends_with = "the end_date setting" if settings.end_date else "the last day the sample covers"
+
     def evaluate(context: dg.ScheduleEvaluationContext):
         tick = context.scheduled_execution_time
         keys = days_to_refresh(settings, tick)
         if not keys:
             return dg.SkipReason(f"no day before {settings.start_date} has closed yet at {tick.isoformat()}")
+        if last is not None and dt.date.fromisoformat(keys[-1]) > last:
+            return dg.SkipReason(
+                f"the day that closed at {tick.isoformat()}, {keys[-1]}, is after the last partition "
+                f"{last} ({ends_with})"
+            )
         # The run key is the closed day: a re-evaluated tick (daemon restart)
         # does not launch a second run for the same day.
         return dg.RunRequest(
@@ -126,4 +140,19 @@ def build_daily_schedule(settings: Settings, job) -> dg.ScheduleDefinition:
             f"({settings.timezone}); one run over the day that closed and the "
             f"{settings.late_days} day(s) before it, so late comments and merges converge."
         ),
+    )
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    """The job, its schedule, the sensor that re-renders the days whose trend baseline a run fed, and
+    the executor every run takes (scheduled, launched from the UI, backfills)."""
+    from vllm_digest.rerender import build_baseline_sensor  # it builds on this module's job and tags
+
+    job = build_daily_job(settings)
+    window = taxonomy_from_settings(settings).params()["trend_baseline_days"]
+    return dg.Definitions(
+        jobs=[job],
+        schedules=[build_daily_schedule(settings, job)],
+        sensors=[build_baseline_sensor(settings, job, window)],
+        executor=EXECUTORS[settings.executor],
     )

@@ -32,6 +32,10 @@ LANGUAGES = ("zh", "en")
 FEED_LANGUAGE = "en"
 DEFAULT_REPOS = ("vllm-project/vllm",)
 DEFAULT_START_DATE = dt.date(2026, 3, 1)
+# seconds one GitHub request (connect, headers, whole body) may take; the client's retries of a
+# request stop after 2 minutes, so a deadline beyond that could never be used in full
+DEFAULT_GITHUB_DEADLINE = 30
+MAX_GITHUB_DEADLINE = 120
 
 _REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$")
 _CUTOFF = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -44,6 +48,7 @@ _ENV_KEYS = {
     "timezone": "VLLM_DIGEST_TIMEZONE",
     "cutoff": "VLLM_DIGEST_CUTOFF",
     "start_date": "VLLM_DIGEST_START_DATE",
+    "end_date": "VLLM_DIGEST_END_DATE",
     "languages": "VLLM_DIGEST_LANGUAGES",
     "catalog_dir": "VLLM_DIGEST_CATALOG_DIR",
     "feed_language": "VLLM_DIGEST_FEED_LANGUAGE",
@@ -51,12 +56,13 @@ _ENV_KEYS = {
     "sample_dir": "VLLM_DIGEST_SAMPLE_DIR",
     "github_api_url": "GITHUB_API_URL",
     "github_web_url": "GITHUB_WEB_URL",
+    "github_request_deadline": "VLLM_DIGEST_GITHUB_DEADLINE",
     "schedule_lag_minutes": "VLLM_DIGEST_SCHEDULE_LAG",
     "late_days": "VLLM_DIGEST_LATE_DAYS",
     "executor": "VLLM_DIGEST_EXECUTOR",
     "site_url": "VLLM_DIGEST_SITE_URL",
 }
-_FILE_ONLY_KEYS = {"display_names", "narrative"}
+_FILE_ONLY_KEYS = {"display_names", "narrative", "delivery"}
 # [narrative] file key -> the narrative config's own name (VLLM_DIGEST_LLM_<NAME> in the environment);
 # the API key has no file key: a secret is read from the environment only
 _NARRATIVE_KEYS = {
@@ -105,6 +111,180 @@ class RepoRef:
         return [re.sub(r"[^A-Za-z0-9_]", "_", p) for p in (self.owner, self.name)]
 
 
+# --- delivery: publishing the site and sending each day to chat and e-mail (vllm_digest/delivery) ---
+# Everything is off until its address is set. A [delivery] table in the file, each key overridden by its
+# environment variable (an empty variable overrides the file too, so `VLLM_DIGEST_WEBHOOK_URL=` turns the
+# webhook off). The three secrets have no file key: they are read from the environment only.
+WEBHOOK_KINDS = ("feishu", "slack", "json")
+_DELIVERY_KEYS = {
+    "publish_remote": "VLLM_DIGEST_PUBLISH_REMOTE",
+    "publish_branch": "VLLM_DIGEST_PUBLISH_BRANCH",
+    "webhook_url": "VLLM_DIGEST_WEBHOOK_URL",
+    "webhook_kind": "VLLM_DIGEST_WEBHOOK_KIND",
+    "smtp_host": "VLLM_DIGEST_SMTP_HOST",
+    "smtp_port": "VLLM_DIGEST_SMTP_PORT",
+    "smtp_user": "VLLM_DIGEST_SMTP_USER",
+    "smtp_from": "VLLM_DIGEST_SMTP_FROM",
+    "smtp_to": "VLLM_DIGEST_SMTP_TO",
+    "updates": "VLLM_DIGEST_DELIVERY_UPDATES",
+    "dry_run": "VLLM_DIGEST_DELIVERY_DRY_RUN",
+    "since": "VLLM_DIGEST_DELIVERY_SINCE",
+}
+_DELIVERY_SECRETS = {
+    "publish_token": "VLLM_DIGEST_PUBLISH_TOKEN",
+    "webhook_secret": "VLLM_DIGEST_WEBHOOK_SECRET",
+    "smtp_password": "VLLM_DIGEST_SMTP_PASSWORD",
+}
+# a git branch name as `git check-ref-format --branch` takes it, minus the exotic corners
+_BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[A-Za-z0-9._/-]+(?<!\.lock)(?<![/.])$")
+_MAILBOX = re.compile(r"^[^\s@<>,;\"]+@[^\s@<>,;\"]+$")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+@dataclass(frozen=True)
+class DeliveryConfig:
+    """Where the site is pushed and each day is sent; each channel is off while its address is unset."""
+
+    publish_remote: str | None = None
+    publish_branch: str = "gh-pages"
+    publish_token: str | None = field(default=None, repr=False)
+    # a Slack or Feishu hook URL is itself a credential: kept out of repr, logs and metadata
+    webhook_url: str | None = field(default=None, repr=False)
+    webhook_kind: str = "json"
+    webhook_secret: str | None = field(default=None, repr=False)
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_user: str | None = None
+    smtp_password: str | None = field(default=None, repr=False)
+    smtp_from: str | None = None
+    smtp_to: tuple[str, ...] = ()
+    # send an "updated" message when a delivered day's report changes
+    updates: bool = False
+    # log what would be published and sent, and publish, send and record nothing
+    dry_run: bool = False
+    # days before this one are never sent (a backfill of old days stays quiet)
+    since: dt.date | None = None
+
+    @property
+    def channels(self) -> tuple[str, ...]:
+        """The per-day channels that are on, as the delivery log names them."""
+        out = [f"webhook:{self.webhook_kind}"] if self.webhook_url else []
+        return (*out, "email") if self.smtp_host else tuple(out)
+
+
+def _delivery_flag(value, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in _TRUE + _FALSE:
+        raise SettingsError(f"{name} {value!r} is not a yes/no value (true, false, 1, 0)")
+    return text in _TRUE
+
+
+def _delivery_remote(value: str, name: str) -> str:
+    """Any git URL (file://, https://, ssh://, user@host:path or a path), but never one holding a
+    password, which git would write into its config and logs; a token goes in VLLM_DIGEST_PUBLISH_TOKEN."""
+    text = value.strip()
+    if not text or text.startswith("-") or any(c.isspace() for c in text):
+        raise SettingsError(f"{name} {text!r} is not a git URL")
+    # a password (user:password@), or over http(s) any user part (a token is often put there)
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/@]*:[^/@]*@|^https?://[^/@]*@", text):
+        raise SettingsError(
+            f"{name} carries credentials (user@ or user:password@); put the token in VLLM_DIGEST_PUBLISH_TOKEN instead"
+        )
+    return text
+
+
+def _delivery_mailboxes(value, name: str) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else list(value)
+    boxes = tuple(str(x).strip() for x in items if str(x).strip())
+    bad = [b for b in boxes if not _MAILBOX.match(b)]
+    if bad or not boxes:
+        # a newline or comma inside an address would add a header or a recipient
+        raise SettingsError(f"{name} {value!r} is not a comma-separated list of addresses user@host")
+    return boxes
+
+
+def _delivery_since(value, name: str) -> dt.date | None:
+    # a day in the future is fine here: delivery then starts with that day
+    if value is None or isinstance(value, dt.date) or not str(value).strip():
+        return value or None
+    try:
+        return dt.date.fromisoformat(str(value).strip())
+    except ValueError:
+        raise SettingsError(f"{name} {value!r} is not a date YYYY-MM-DD") from None
+
+
+def _parse_delivery(table, env: Mapping[str, str], path: Path | None) -> DeliveryConfig:
+    """The ``[delivery]`` table with the environment over it; every error names the key or variable."""
+    if not isinstance(table, dict):
+        raise SettingsError(f"delivery {table!r} must be a table ([delivery] in the config file)")
+    where = f" (in {str(path)!r})" if path else ""
+    for key, var in _DELIVERY_SECRETS.items():
+        if key in table:
+            raise SettingsError(f"delivery.{key}{where}: a secret is read only from the environment ({var}), never from a file")
+    unknown = set(table) - set(_DELIVERY_KEYS)
+    if unknown:
+        raise SettingsError(f"[delivery]{where} has unknown key(s) {sorted(unknown)}; known keys: {sorted(_DELIVERY_KEYS)}")
+    values = {k: v for k, v in table.items()}
+    names = {k: f"delivery.{k}{where}" for k in table}
+    for key, var in _DELIVERY_KEYS.items():
+        if var in env:
+            values[key], names[key] = env[var], var
+    names = {k: names.get(k, var) for k, var in _DELIVERY_KEYS.items()}
+    text = {k: str(v).strip() for k, v in values.items() if not isinstance(v, (list, dt.date))}
+    secret = {k: env.get(var) or None for k, var in _DELIVERY_SECRETS.items()}
+    for key, value in secret.items():
+        if value is not None and any(c.isspace() for c in value):
+            # the value itself is never echoed: it is a secret
+            raise SettingsError(f"{_DELIVERY_SECRETS[key]} contains whitespace")
+
+    kind = text.get("webhook_kind") or "json"
+    if kind not in WEBHOOK_KINDS:
+        raise SettingsError(f"{names['webhook_kind']} {kind!r} is not one of {list(WEBHOOK_KINDS)}")
+    webhook_url = text.get("webhook_url") or None
+    if webhook_url:
+        _parse_api_url(webhook_url, names["webhook_url"])
+        if re.match(r"^https?://[^/@]*@", webhook_url):
+            raise SettingsError(f"{names['webhook_url']} carries credentials (user@); a hook URL needs none")
+    if secret["webhook_secret"] and kind == "slack":
+        raise SettingsError("VLLM_DIGEST_WEBHOOK_SECRET is set but Slack incoming webhooks are not signed (feishu and json are)")
+    branch = text.get("publish_branch") or "gh-pages"
+    if not _BRANCH.match(branch):
+        raise SettingsError(f"{names['publish_branch']} {branch!r} is not a git branch name")
+    remote = values.get("publish_remote")
+    smtp_host = text.get("smtp_host") or None
+    user = text.get("smtp_user") or None
+    if smtp_host and not re.match(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$", smtp_host):
+        raise SettingsError(f"{names['smtp_host']} {smtp_host!r} is not a host name")
+    if smtp_host and not (values.get("smtp_from") and values.get("smtp_to")):
+        missing = [names[k] for k in ("smtp_from", "smtp_to") if not values.get(k)]
+        raise SettingsError(f"{names['smtp_host']} is set, so {' and '.join(missing)} must be set too")
+    if bool(user) != bool(secret["smtp_password"]) and smtp_host:
+        raise SettingsError(
+            f"{names['smtp_user']} and VLLM_DIGEST_SMTP_PASSWORD go together: set both to log in, or neither"
+        )
+    since = values.get("since")
+    return DeliveryConfig(
+        publish_remote=_delivery_remote(str(remote), names["publish_remote"]) if remote not in (None, "") else None,
+        publish_branch=branch,
+        publish_token=secret["publish_token"],
+        webhook_url=webhook_url,
+        webhook_kind=kind,
+        webhook_secret=secret["webhook_secret"],
+        smtp_host=smtp_host,
+        smtp_port=_parse_int(values.get("smtp_port", 587), names["smtp_port"], 1, 65535),
+        smtp_user=user if smtp_host else None,
+        smtp_password=secret["smtp_password"] if smtp_host else None,
+        smtp_from=_delivery_mailboxes(values["smtp_from"], names["smtp_from"])[0] if smtp_host else None,
+        smtp_to=_delivery_mailboxes(values["smtp_to"], names["smtp_to"]) if smtp_host else (),
+        updates=_delivery_flag(values.get("updates", False), names["updates"]),
+        dry_run=_delivery_flag(values.get("dry_run", False), names["dry_run"]),
+        since=_delivery_since(since, names["since"]),
+    )
+# --- end of delivery ---
+
+
 @dataclass(frozen=True)
 class Settings:
     home: Path
@@ -113,9 +293,13 @@ class Settings:
     timezone: str = "Asia/Shanghai"
     cutoff: dt.time = dt.time(0, 0)
     start_date: dt.date = DEFAULT_START_DATE
+    # the last partition; unset: the sample source ends with the last day its data covers,
+    # the github source runs to the last closed day (see partitions.last_day)
+    end_date: dt.date | None = None
     github_api_url: str = "https://api.github.com"
     github_web_override: str | None = None
     github_token: str | None = field(default=None, repr=False)
+    github_request_deadline: int = DEFAULT_GITHUB_DEADLINE
     # where site/ is published (its index.html's folder); makes the feed's links absolute
     site_url: str | None = None
     languages: tuple[str, ...] = LANGUAGES
@@ -134,6 +318,8 @@ class Settings:
     executor: str = "in_process"
     # the optional LLM narrative; off (no base URL) unless configured
     narrative: NarrativeConfig = field(default_factory=NarrativeConfig)
+    # publishing and per-day delivery; every channel off unless configured
+    delivery: DeliveryConfig = field(default_factory=DeliveryConfig)
 
     @property
     def tz(self) -> ZoneInfo:
@@ -220,17 +406,26 @@ def _parse_cutoff(value: str) -> dt.time:
     return dt.time(int(match.group(1)), int(match.group(2)))
 
 
-def _parse_start_date(value: str | dt.date, timezone: str) -> dt.date:
+def _parse_day(value: str | dt.date, timezone: str, name: str) -> dt.date:
     if isinstance(value, dt.date):
         day = value
     else:
         try:
             day = dt.date.fromisoformat(str(value).strip())
         except ValueError:
-            raise SettingsError(f"start date {value!r} is not a date YYYY-MM-DD") from None
+            raise SettingsError(f"{name} {value!r} is not a date YYYY-MM-DD") from None
     today = dt.datetime.now(ZoneInfo(timezone)).date()
     if day > today:
-        raise SettingsError(f"start date {day.isoformat()!r} is in the future (today is {today})")
+        raise SettingsError(f"{name} {day.isoformat()!r} is in the future (today is {today})")
+    return day
+
+
+def _parse_end_date(value, timezone: str, start: dt.date) -> dt.date | None:
+    if value is None or str(value).strip() == "":
+        return None
+    day = _parse_day(value, timezone, "end date")
+    if day < start:
+        raise SettingsError(f"end date {day.isoformat()!r} is before the start date {start.isoformat()!r}")
     return day
 
 
@@ -344,6 +539,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     if source not in SOURCES:
         raise SettingsError(f"source {source!r} is not one of {list(SOURCES)}")
     timezone = _parse_timezone(str(raw.get("timezone", "Asia/Shanghai")).strip())
+    start_date = _parse_day(raw.get("start_date", DEFAULT_START_DATE), timezone, "start date")
     display_names = raw.get("display_names", {})
     if not isinstance(display_names, dict):
         raise SettingsError(f"display_names {display_names!r} must be a table repo -> name")
@@ -359,12 +555,17 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         repos=_parse_repos(raw.get("repos", list(DEFAULT_REPOS))),
         timezone=timezone,
         cutoff=_parse_cutoff(raw.get("cutoff", "00:00")),
-        start_date=_parse_start_date(raw.get("start_date", DEFAULT_START_DATE), timezone),
+        start_date=start_date,
+        end_date=_parse_end_date(raw.get("end_date"), timezone, start_date),
         github_api_url=_parse_api_url(str(raw.get("github_api_url", "https://api.github.com"))),
         github_web_override=(
             _parse_api_url(str(raw["github_web_url"])) if raw.get("github_web_url") else None
         ),
         github_token=env.get("GITHUB_TOKEN") or None,
+        github_request_deadline=_parse_int(
+            raw.get("github_request_deadline", DEFAULT_GITHUB_DEADLINE),
+            "GitHub request deadline (seconds)", 1, MAX_GITHUB_DEADLINE,
+        ),
         site_url=_parse_api_url(str(raw["site_url"]), "site URL") + "/" if raw.get("site_url") else None,
         languages=languages,
         catalog_dir=catalog_dir,
@@ -378,4 +579,5 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         late_days=_parse_int(raw.get("late_days", 2), "late days", 0, 30),
         executor=_parse_executor(raw.get("executor", "in_process")),
         narrative=_parse_narrative(raw.get("narrative", {}), env, path),
+        delivery=_parse_delivery(raw.get("delivery", {}), env, path),
     )

@@ -1,14 +1,14 @@
 """Rebuild the analytics marts for a batch of days in one transaction.
 
 Each model is one set-based statement over all the batch's days (``$days``), written
-with the same delete-then-insert of every (repo, day) partition as
-``warehouse.partitions.replace_partition``, so a rerun is idempotent and a failure
+by the warehouse's one partition write, ``warehouse.writes.replace_partitions`` (delete-then-insert
+of every (repo, day) partition in one transaction), so a rerun is idempotent and a failure
 leaves the previous rows. One statement per model for the whole batch rather than per
 day is what keeps a year-long backfill within seconds: a per-day loop costs ~0.3 s a
 day in statement overhead alone (measured on the sample), 110 s for a year.
 
 The taxonomy is bound per day into ``ref_taxonomy_rules`` by its own step (``build_taxonomy_rules``),
-upstream of the marts. The analytics step then runs the day's regexes into ``mart_text_hits`` (one copy
+upstream of the marts. The analytics step then runs the day's regexes into ``int_text_hits`` (one copy
 of its query per regex, each with a constant pattern, all in one UNION ALL over the batch's distinct
 texts in ``run_texts``), and every matching mart reads the day's rules from ``ref_taxonomy_rules``.
 
@@ -28,24 +28,28 @@ from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
 from vllm_digest.taxonomy import Taxonomy
 from vllm_digest.warehouse.sql_files import bind, read_sql, suffix_parameters
+from vllm_digest.warehouse.writes import replace_partitions
 
 # The rules each day is matched with: a root of the graph, so its own asset (see the module docstring).
 REF_MODELS = ("ref_taxonomy_rules",)
 # Order matters: each model reads the ones before it for the same (repo, day); mart_topic_daily also
 # reads its own and mart_activity_daily's earlier days for the trend.
 ANALYTICS_MODELS = (
-    "mart_text_hits",
-    "mart_item_links",
-    "mart_item_features",
+    "int_text_hits",
+    "int_item_links",
+    "int_item_features",
     "mart_item_topics",
     "mart_item_hotness",
     "mart_focus_items",
     "mart_activity_daily",
     "mart_topic_daily",
-    "mart_item_topic_sets",
+    "int_item_topic_sets",
     "mart_key_changes",
     "mart_notable_issues",
 )
+
+# the model that runs the taxonomy's regexes: one copy of its query per rule (text_hits_statement)
+TEXT_HITS = "int_text_hits"
 
 # rule kind -> the fields of an item its regex is run over (themes group by title only)
 _TEXT_FIELDS = {("topic", "text"): ["title", "body"], ("focus", "text"): ["title", "body"],
@@ -96,7 +100,7 @@ def build_taxonomy_rules(
     """Replace the days' ``ref_taxonomy_rules`` with ``taxonomy``'s rules, in one transaction."""
     if not windows:
         return {}
-    return _rebuild(con, REF_MODELS, analytics_params(repo, windows, taxonomy), [], before_insert)
+    return _replace(con, REF_MODELS, repo, windows, taxonomy, before_insert)
 
 
 def build_analytics(
@@ -123,7 +127,7 @@ def build_analytics(
     if unknown:
         raise ValueError(f"not analytics models: {sorted(unknown)}")
     ordered = [m for m in ANALYTICS_MODELS if m in models]
-    return _rebuild(con, ordered, params, _text_rules(taxonomy), before_insert)
+    return _replace(con, ordered, repo, windows, taxonomy, before_insert)
 
 
 def _require_rules(con: duckdb.DuckDBPyConnection, params: dict) -> None:
@@ -140,42 +144,25 @@ def _require_rules(con: duckdb.DuckDBPyConnection, params: dict) -> None:
         )
 
 
-def _rebuild(
+def _replace(
     con: duckdb.DuckDBPyConnection,
     models: Sequence[str],
-    params: dict,
-    text_rules: list[dict],
+    repo: RepoRef | str,
+    windows: Sequence[DayWindow],
+    taxonomy: Taxonomy,
     before_insert: Callable[[str], None] | None,
 ) -> dict[str, dict[str, int]]:
-    """Delete-then-insert ``models`` for every day of ``params`` in one transaction; day -> model -> rows."""
-    scope = {"repo": params["repo"], "days": params["days"]}
-    out: dict[str, dict[str, int]] = {d.isoformat(): {} for d in params["days"]}
-    con.execute("BEGIN TRANSACTION")
-    try:
-        for model in models:
-            sql = read_sql(model)
-            con.execute(
-                f"DELETE FROM {model} WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))", scope
-            )
-            if before_insert is not None:
-                before_insert(model)
-            if model == "mart_text_hits":
-                texts = read_sql("run_texts")
-                con.execute(texts, bind(texts, params))
-                if text_rules:
-                    statement, values = text_hits_statement(sql, params, text_rules)
-                    con.execute(f"INSERT INTO {model} BY NAME {statement}", values)
-            else:
-                con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, params))
-            counts = dict(con.execute(
-                f"SELECT CAST(day AS VARCHAR), count(*) FROM {model} "
-                "WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) GROUP BY day",
-                scope,
-            ).fetchall())
-            for key in out:
-                out[key][model] = counts.get(key, 0)
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
-    return out
+    """Delete-then-insert ``models`` for every day of ``windows`` in one transaction; day -> model -> rows."""
+    params = analytics_params(repo, windows, taxonomy)
+    rules = _text_rules(taxonomy)
+
+    def text_hits(con: duckdb.DuckDBPyConnection, model: str, values: dict) -> None:
+        texts = read_sql("run_texts")
+        con.execute(texts, bind(texts, values))
+        if rules:
+            statement, bound = text_hits_statement(read_sql(model), values, rules)
+            con.execute(f"INSERT INTO {model} BY NAME {statement}", bound)
+
+    days = [{"repo": params["repo"], "day": w.key, "window_start": w.start, "window_end": w.end}
+            for w in sorted(windows, key=lambda w: w.day)]
+    return replace_partitions(con, models, days, before_insert, params=params, inserts={TEXT_HITS: text_hits})

@@ -21,7 +21,7 @@ from vllm_digest.report.data import DayData
 from vllm_digest.report.gist import first_sentence
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.model import DayReport
-from vllm_digest.report.sections import focus_tally, has_comment_threads, item_state, thread_voices
+from vllm_digest.report.sections import author_name, focus_tally, has_comment_threads, item_state, thread_voices
 from vllm_digest.taxonomy import FocusArea
 
 _REF = re.compile(r"#(\d+)\b")
@@ -53,7 +53,7 @@ def _with_related(out: dict, text: str, known: set[int]) -> dict:
 def _item(row: dict, known: set[int], **extra) -> dict:
     """An item as a section discusses it: who, what state, how big, the body's first sentence."""
     out = _brief(row, known)
-    out["author"] = plain_inline(row["author_login"], 80)
+    out["author"] = author_name(row["author_login"])
     out["state"] = item_state(row)
     out["comments"] = int(row["comments_total"] or 0)
     if row["kind"] == "pr" and row.get("additions") is not None:

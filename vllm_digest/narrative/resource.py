@@ -12,14 +12,13 @@ API_KEY_ENV = ENV_PREFIX + "API_KEY"
 
 
 class NarrativeResource(dg.ConfigurableResource):
-    """The optional LLM narrative of the report's seven analysis sections: an
-    OpenAI-compatible chat-completions endpoint. Off while ``base_url`` is empty;
-    then the report is exactly the deterministic one."""
+    # Dagster shows the docstring verbatim as the resource's description (no markup, no dedent): one plain line
+    """The optional LLM prose of the report's analysis sections; off (the deterministic report) while base_url is empty."""
 
     base_url: str | None = Field(
         default=None,
-        description="API root of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1 for `vllm serve`; "
-        "empty turns the narrative off",
+        description="API root of an OpenAI-compatible chat-completions server, e.g. http://127.0.0.1:8000/v1 "
+        "for vllm serve; empty turns the narrative off",
     )
     model: str = Field(default="", description="model name sent with every request")
     api_key: str | None = Field(

@@ -1,24 +1,17 @@
-"""The report group: render each day's digest from the marts."""
-
+"""The report stage's asset: render each day's digest from the marts."""
 
 import dagster as dg
 
-from vllm_digest.assets.common import (
-    PER_DAY_METADATA_MAX_DAYS,
-    SINGLE_RUN,
-    WAREHOUSE_POOL,
-    context_windows,
-    day_span,
-)
 from vllm_digest.narrative.narration import narrate_reports, prefetch_cache
 from vllm_digest.narrative.resource import NarrativeResource
+from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS, SINGLE_RUN, context_windows, daily_partitions, day_span
 from vllm_digest.report.build import build_reports, featured_focus
 from vllm_digest.report.model import DayReport
 from vllm_digest.report.queries import TABLES_READ
 from vllm_digest.report.render import render_markdown, report_dir, write_report
 from vllm_digest.schedules import report_freshness_policy
 from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.warehouse.resource import WarehouseResource
+from vllm_digest.warehouse.resource import WAREHOUSE_POOL, WarehouseResource
 
 REPORT_ASSET = "daily_report"
 
@@ -100,3 +93,12 @@ def report_metadata(settings: Settings, repo: RepoRef, reports: list[DayReport],
             {name: sum(r.counts[name] for r in reports) for name in reports[0].counts}
         )
     return metadata
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    """The report stage: one report asset per repository, and the narrative resource it may call."""
+    partitions_def = daily_partitions(settings)
+    return dg.Definitions(
+        assets=[build_report_asset(repo, settings, partitions_def) for repo in settings.repos],
+        resources={"narrative": NarrativeResource.from_settings(settings.narrative)},
+    )

@@ -20,7 +20,7 @@ from vllm_digest.report.data import DayData, gather
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import DayReport, Fetch, Listed, Window
 from vllm_digest.report.queries import DayBatch
-from vllm_digest.report.sections import Wording, build_sections
+from vllm_digest.report.sections import Wording, author_name, build_sections
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.taxonomy import FocusArea, TaxonomyError, taxonomy_from_settings
 
@@ -54,8 +54,8 @@ def _listed(row: dict, settings: Settings, repo: RepoRef) -> Listed:
         title_md=md_inline(row["title"]),
         labels=tuple(plain_inline(x, 80) for x in labels),
         labels_md=",".join(md_inline(x, 80) for x in labels),
-        author=plain_inline(row["author_login"], 80),
-        author_md=md_inline(row["author_login"], 80),
+        author=author_name(row["author_login"]),
+        author_md=md_inline(author_name(row["author_login"]), 80),
         time_label=local_label(row["occurred_at"], settings),
         occurred_at=row["occurred_at"].astimezone(dt.timezone.utc).isoformat(),
     )

@@ -93,6 +93,9 @@ def topics(found: list[dict], member_rows: list[dict]) -> list[dict]:
             "ratio": r["items_ratio"],
             "rising": bool(r["rising"]),
             "baseline_incomplete": r["trend_status"] == "baseline incomplete",
+            # of the baseline_window days before this one, how many the warehouse held when it was built
+            "baseline_days": r["baseline_days"],
+            "baseline_window": r["baseline_window"],
             "numbers": members.get(r["topic_id"], []),  # the query keeps LIMITS["topic_numbers"] a topic
         }
         for r in found

@@ -63,9 +63,13 @@ def render_html(report: DayReport, links: dict) -> str:
 
 def summary_json(reports: tuple[DayReport, ...]) -> str:
     """``<day>.json``: the window, the five counts and the five lists' numbers, plus each language's
-    summary paragraph and the hottest items that the site's feed shows."""
+    summary paragraph and the hottest items that the site's feed shows, and the topics and key
+    changes that delivery's messages show."""
     first = reports[0]
     hot = first.section("discussions").groups
+    changes = first.section("key_changes").groups
+    # the topics as the topics chart holds them: the same rows in every language, named in each
+    topic_rows = {r.language: r.section("topics").chart.rows for r in reports}
     doc = {
         "repo": first.repo,
         "day": first.day,
@@ -80,6 +84,11 @@ def summary_json(reports: tuple[DayReport, ...]) -> str:
         },
         "summary": {r.language: r.section("summary").lead for r in reports},
         "hot": [{"number": e.number, "kind": e.kind, "title": e.title} for g in hot for e in g.items],
+        "topics": [
+            {"name": {lang: rows[i].label for lang, rows in topic_rows.items()}, "count": int(row.value)}
+            for i, row in enumerate(topic_rows[first.language])
+        ],
+        "key_changes": [{"number": e.number, "kind": e.kind, "title": e.title} for g in changes for e in g.items],
     }
     text = json.dumps(doc, ensure_ascii=False, indent=2)
     # titles travel in it: escaped like this, the file stays inert even when pasted into HTML

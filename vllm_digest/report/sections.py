@@ -20,6 +20,12 @@ from vllm_digest.report.model import Chart, Comment, Group, Item, Part, Quote, S
 from vllm_digest.taxonomy import FocusArea
 
 LEAD_CHARS = 2000
+# GitHub attributes what a deleted account wrote to its stand-in user "ghost"; some payloads carry no
+# user at all for such an author. The warehouse keeps the null (nothing was received); the report
+# prints the stand-in, so such an item reads like any other ("by ghost"), never "by " and a blank.
+NO_USER_LOGIN = "ghost"
+# between a topic's name and its count when it has no trend arrow (incomplete baseline)
+NO_ARROW = "·"
 # id -> (icon, the table it is written from); the order is SECTION_IDS'
 REGISTRY = {
     "summary": ("📊", "mart_daily_counts"),
@@ -45,6 +51,11 @@ class Wording:
     def names(self) -> str:
         """Which of the taxonomy's names this language prints."""
         return self.t("language.names")
+
+
+def author_name(login: str | None) -> str:
+    """An author as the report prints it: one line of plain text, GitHub's stand-in when unknown."""
+    return plain_inline(login or NO_USER_LOGIN, 80)
 
 
 def item_state(item: dict) -> str:
@@ -165,7 +176,7 @@ def _focus(data: DayData, w: Wording) -> _Body:
         entries = []
         for i in (i for i in focus if i["theme"] == theme):
             tag = t("focus.employee", vendor=area.vendor) if i["vendor"] else ""
-            entries.append(_entry(i, w, [Quote(plain_inline(i["author_login"], 80)), f"{tag} · {state_label(i, t)}"]))
+            entries.append(_entry(i, w, [Quote(author_name(i["author_login"])), f"{tag} · {state_label(i, t)}"]))
         groups.append(Group(_name(names[theme], w, theme), tuple(entries)))
     tally = focus_tally(focus, area.highlight)
     parts = t("language.list_sep").join(t("focus.part", name=_name(names[th], w, th), count=counts[th]) for th in order)
@@ -185,7 +196,7 @@ def thread_voices(data: DayData, number: int, quotes: int = 3) -> tuple[list[str
     thread = data.comments.get(number, [])
     people = sorted({c["author_login"] for c in thread if c["author_login"] and not c["author_is_bot"]})
     humans = [c for c in thread if not c["author_is_bot"] and c["body"]]
-    return people, [Comment(plain_inline(c["author_login"], 80), excerpt(c["body"])) for c in humans[:quotes]]
+    return people, [Comment(author_name(c["author_login"]), excerpt(c["body"])) for c in humans[:quotes]]
 
 
 def _discussions(data: DayData, w: Wording) -> _Body:
@@ -202,12 +213,29 @@ def _discussions(data: DayData, w: Wording) -> _Body:
 
 
 def trend_arrow(topic: dict) -> str:
-    """↑ rising, ↓ below its trailing mean, → otherwise (or when the baseline is too short to say)."""
+    """↑ rising, ↓ below its trailing mean, → otherwise; none when the baseline is incomplete: an
+    arrow against missing days would depend on which days happened to be built first."""
+    if topic["baseline_incomplete"]:
+        return ""
     if topic["rising"]:
         return "↑"
-    if not topic["baseline_incomplete"] and topic["ratio"] is not None and topic["ratio"] < 1:
+    if topic["ratio"] is not None and topic["ratio"] < 1:
         return "↓"
     return "→"
+
+
+def baseline_note(topic: dict, t: Catalog) -> str:
+    """How the topic compares with its trailing days, or how many of them the baseline lacks."""
+    window = topic.get("baseline_window")  # None: a row built before the column existed
+    if topic["baseline_incomplete"]:
+        if window is None:
+            return t("topics.baseline_incomplete")
+        return t("topics.baseline_incomplete_days", held=int(topic.get("baseline_days") or 0), window=window)
+    if topic["ratio"] is None:
+        return ""
+    if window is None:
+        return t("topics.ratio", ratio=topic["ratio"])
+    return t("topics.ratio_days", ratio=topic["ratio"], window=window)
 
 
 def _topics(data: DayData, w: Wording) -> _Body:
@@ -217,15 +245,13 @@ def _topics(data: DayData, w: Wording) -> _Body:
     groups = []
     for tp in data.topics:
         items = [data.items[n] for n in tp["numbers"] if n in data.items]
-        note = ""
-        if tp["baseline_incomplete"]:
-            note = t("topics.baseline_incomplete")
-        elif tp["ratio"] is not None:
-            note = t("topics.ratio", ratio=tp["ratio"])
-        heading = t("topics.heading", name=_name(tp["name"], w, tp["topic"]), arrow=trend_arrow(tp),
-                    count=tp["count"], note=note)
+        # the arrow separates name and count; without one (incomplete baseline) a middle dot does
+        heading = t("topics.heading", name=_name(tp["name"], w, tp["topic"]), arrow=trend_arrow(tp) or NO_ARROW,
+                    count=tp["count"], note=baseline_note(tp, t))
         groups.append(Group(heading, tuple(_entry(i, w, "", gist="") for i in items)))
-    return _Body(t("topics.lead"), tuple(groups))
+    window = next((tp["baseline_window"] for tp in data.topics if tp.get("baseline_window")), None)
+    days = t("topics.days", window=window) if window else t("topics.days_unknown")
+    return _Body(t("topics.lead", days=days), tuple(groups))
 
 
 def _key_changes(data: DayData, w: Wording) -> _Body:
@@ -239,7 +265,7 @@ def _key_changes(data: DayData, w: Wording) -> _Body:
             size = t("key_changes.size", additions=i["additions"], deletions=i["deletions"] or 0,
                      files=i["changed_files"] or 0)
         reason = plain_inline(i.get("reason"), 120)
-        meta = [f"{size}{t('key_changes.by')} ", Quote(plain_inline(i["author_login"], 80)),
+        meta = [f"{size}{t('key_changes.by')} ", Quote(author_name(i["author_login"])),
                 f" · {reason}" if reason else ""]
         entries.append(_entry(i, w, meta))
     return _Body(t("key_changes.lead"), (Group("", tuple(entries)),))

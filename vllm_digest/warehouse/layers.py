@@ -6,10 +6,11 @@ from pathlib import Path
 
 import duckdb
 
+from vllm_digest.ingest.raw_store import day_dir
+from vllm_digest.model import MANIFEST, PAYLOAD_KINDS
 from vllm_digest.partitions import DayWindow
-from vllm_digest.raw_store import MANIFEST, PAYLOAD_KINDS, day_dir
 from vllm_digest.settings import RepoRef
-from vllm_digest.warehouse.partitions import replace_partitions
+from vllm_digest.warehouse.writes import replace_partitions
 
 STG_MODELS = (
     "stg_fetch_manifest",
@@ -20,16 +21,6 @@ STG_MODELS = (
     "stg_reviews",
     "stg_pulls",
 )
-# stg model -> the raw payload it reads
-STG_SOURCES = {
-    "stg_fetch_manifest": "manifest",
-    "stg_issues": "issues",
-    "stg_issue_events": "events",
-    "stg_issue_comments": "comments",
-    "stg_review_comments": "review_comments",
-    "stg_reviews": "reviews",
-    "stg_pulls": "pulls",
-}
 CORE_MODELS = ("core_items", "core_comments", "core_events", "core_people")
 MART_MODELS = ("mart_five_sets", "mart_daily_counts")
 

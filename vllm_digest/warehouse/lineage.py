@@ -10,6 +10,8 @@ check that every column has deps and every dep exists.
 
 from __future__ import annotations
 
+from vllm_digest.model import SET_NAMES
+
 Dep = tuple[str, str]  # (table, column)
 
 
@@ -57,11 +59,11 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         **{c: _on("core_events", "event_type") for c in ("comments", "reviews", "closings", "merges")},
     },
     "mart_five_sets": {
-        "set_name": _on("core_events", "event_type", "kind") + _on("stg_issue_events", "event"),
+        "set_name": _on("core_events", "event_type", "kind"),
         "kind": _on("core_items", "kind"),
     },
     "mart_daily_counts": {
-        c: _COUNTED for c in ("new_issues", "closed_issues", "new_prs", "merged_prs", "closed_unmerged_prs")
+        c: _COUNTED for c in SET_NAMES
     },
 }
 

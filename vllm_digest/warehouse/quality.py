@@ -1,7 +1,7 @@
 """Data-quality rules over (repo, day) partitions of the warehouse, as plain queries.
 
 Each rule takes a list of days and returns an ``Outcome`` per day (``one_day`` asks
-for one); ``vllm_digest.checks`` turns outcomes into Dagster check evaluations.
+for one); ``vllm_digest.warehouse.checks`` turns outcomes into Dagster check evaluations.
 A rule runs its queries once for all the days of a run: a year-long backfill asked
 them day by day, 5,800 statements of ~2 ms. Keeping the rules free of Dagster lets
 tests and ad-hoc scripts call them on any warehouse file.

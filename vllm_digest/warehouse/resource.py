@@ -11,17 +11,24 @@ from typing import Iterator
 
 import dagster as dg
 import duckdb
+from pydantic import Field
 
 from vllm_digest.warehouse.sql_files import schema_statements
 
 _LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
+# the pool every step that writes (or reads) the warehouse declares: DuckDB allows one writer per file,
+# and dagster.yaml lets one step of the pool run at a time
+WAREHOUSE_POOL = "duckdb_warehouse"
 
 
 class WarehouseResource(dg.ConfigurableResource):
-    """The DuckDB file every warehouse asset reads and writes."""
+    # Dagster shows the docstring verbatim as the resource's description: plain text, one line
+    """The DuckDB file every warehouse asset reads and writes; the report and the checks open it read-only."""
 
-    path: str
-    lock_timeout_seconds: float = 120.0
+    path: str = Field(description="the warehouse file, warehouse.duckdb under the data home")
+    lock_timeout_seconds: float = Field(
+        default=120.0, description="how long to retry while another process holds the file's write lock"
+    )
 
     @contextlib.contextmanager
     def connect(self, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -64,8 +64,11 @@ def bind(sql: str, values: dict) -> dict:
     return {k: values[k] for k in wanted}
 
 
+def schema_files() -> list[Path]:
+    """Every ``schema*.sql`` file (tables and macros), ``schema.sql`` first."""
+    return sorted(sql_dir().glob("schema*.sql"), key=lambda p: (p.name != "schema.sql", p.name))
+
+
 @functools.lru_cache(maxsize=1)
 def schema_statements() -> tuple[str, ...]:
-    """Every ``schema*.sql`` file (tables and macros), ``schema.sql`` first."""
-    files = sorted(sql_dir().glob("schema*.sql"), key=lambda p: (p.name != "schema.sql", p.name))
-    return tuple(p.read_text(encoding="utf-8") for p in files)
+    return tuple(p.read_text(encoding="utf-8") for p in schema_files())

@@ -1,0 +1,57 @@
+"""`make demo` leaves an instance in which every asset check has a result for every day it ran."""
+
+import os
+
+import dagster as dg
+
+from conftest import project_dagster_home
+from vllm_digest.definitions import build_definitions
+from vllm_digest.demo import materialize_days
+
+DAYS = ["2026-03-21", "2026-03-22"]
+
+
+def _check_records(instance, check_keys) -> dict:
+    """(table, check, day) -> (status, passed, run id), read back from the instance as the UI reads it."""
+    found = {}
+    for key in check_keys:
+        for record in instance.event_log_storage.get_asset_check_execution_history(key, limit=10):
+            evaluation = record.event.dagster_event.event_specific_data
+            found[(key.asset_key.path[-1], key.name, record.partition)] = (
+                record.status.value, evaluation.passed, record.run_id,
+            )
+    return found
+
+
+def test_demo_run_evaluates_every_check_for_every_day(make_settings, tmp_path):
+    settings = make_settings()
+    check_keys = build_definitions(settings).resolve_asset_graph().asset_check_keys
+    assert len(check_keys) == 8
+    # the SQLite instance of the project's dagster.yaml, which `make demo` and `make dev` share
+    with dg.DagsterInstance.from_config(str(project_dagster_home(tmp_path / "dagster_home"))) as instance:
+        result = materialize_days(settings, instance, DAYS[0], DAYS[-1])
+        assert result.success
+        found = _check_records(instance, check_keys)
+    assert set(found) == {(k.asset_key.path[-1], k.name, day) for k in check_keys for day in DAYS}
+    assert {v[:2] for v in found.values()} == {("SUCCEEDED", True)}
+    assert {v[2] for v in found.values()} == {result.run_id}  # the same single run as the assets
+
+
+def test_demo_materializes_every_partition_and_nothing_else(make_settings, tmp_path, monkeypatch, capsys):
+    from conftest import report_path
+    from vllm_digest.demo import main
+
+    # a start date near the sample's end keeps the demo to its last two days
+    settings = make_settings(VLLM_DIGEST_START_DATE="2026-03-21")
+    # main() reads the process environment, as `make demo` does: only these settings, no config file
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in os.environ if n.startswith("VLLM_DIGEST_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DAGSTER_HOME", str(project_dagster_home(tmp_path / "dagster_home")))
+    for name, value in {"VLLM_DIGEST_HOME": str(settings.home), "VLLM_DIGEST_CUTOFF": "11:39",
+                        "VLLM_DIGEST_START_DATE": "2026-03-21"}.items():
+        monkeypatch.setenv(name, value)
+    assert main() == 0
+    assert "Materialized 2026-03-21 ... 2026-03-22 in one run" in capsys.readouterr().out
+    assert report_path(settings, "2026-03-21").is_file() and report_path(settings, "2026-03-22").is_file()
+    assert not report_path(settings, "2026-03-20").exists()

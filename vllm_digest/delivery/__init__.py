@@ -1,0 +1,5 @@
+"""Delivery: publish the site to a git branch, and send each day to chat and e-mail, exactly once."""
+
+from vllm_digest.delivery.assets import defs
+
+__all__ = ["defs"]

@@ -1,0 +1,226 @@
+"""What a day's message says, read from the report stage's outputs only.
+
+The report stage writes ``reports/<owner>/<name>/<day>.json`` (window, counts, lists, summary,
+topics, key changes) beside ``<day>.<lang>.md`` and ``.html``. A message is built from those
+files, never from the warehouse, so what is sent is what was rendered. Every value read is
+checked; a file that is not what the report stage writes is an error naming its path.
+
+Titles and topic names are untrusted text: the channels put them into plain-text fields of
+their payloads (never into markup), and links are built from our configuration, not the file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import os
+from pathlib import Path
+from urllib.parse import urljoin
+
+from vllm_digest.model import SET_NAMES
+from vllm_digest.settings import RepoRef, Settings
+
+# how much of the day one message shows; the page holds the rest
+TOP_TOPICS = 3
+TOP_CHANGES = 5
+TITLE_CHARS = 200
+
+# every word a message prints, per report language
+TEXTS = {
+    "zh": {
+        "title": "开发动态报告", "updated": "（更新）", "window": "时间窗口", "topics": "热门话题",
+        "changes": "重点变更", "read": "阅读全文", "incomplete": "⚠ 本日数据不完整",
+        "items": "项", "none": "无",
+        "counts": {"new_issues": "新 Issue", "closed_issues": "关闭 Issue", "new_prs": "新 PR",
+                   "merged_prs": "合并 PR", "closed_unmerged_prs": "关闭未合并 PR"},
+    },
+    "en": {
+        "title": "development digest", "updated": " (updated)", "window": "Window", "topics": "Top topics",
+        "changes": "Key changes", "read": "Read the report", "incomplete": "⚠ This day's data is incomplete",
+        "items": "items", "none": "none",
+        "counts": {"new_issues": "new issues", "closed_issues": "closed issues", "new_prs": "new PRs",
+                   "merged_prs": "merged PRs", "closed_unmerged_prs": "PRs closed without merge"},
+    },
+}
+
+
+class DigestInputError(ValueError):
+    """A report file is missing or not what the report stage writes; the message names it."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Topic:
+    name: dict[str, str]  # language -> display name
+    count: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    number: int
+    kind: str  # issue or pr
+    title: str
+    url: str
+
+
+@dataclasses.dataclass(frozen=True)
+class DayDigest:
+    """One repository's day as its messages show it."""
+
+    repo: str
+    display_name: str
+    day: str
+    start: dt.datetime
+    end: dt.datetime
+    timezone: str
+    complete: bool
+    counts: dict[str, int]
+    topics: tuple[Topic, ...]
+    changes: tuple[Change, ...]
+    # language -> the day's published page, when VLLM_DIGEST_SITE_URL says where the site lives
+    page_urls: dict[str, str]
+    # language -> the rendered files
+    html_paths: dict[str, Path]
+    md_paths: dict[str, Path]
+
+    def header(self, lang: str, updated: bool = False) -> str:
+        t = TEXTS[lang]
+        return f"{self.display_name} {t['title']} - {self.day}" + (t["updated"] if updated else "")
+
+    def window_line(self, lang: str) -> str:
+        offset = self.start.utcoffset() or dt.timedelta(0)
+        hours, rest = divmod(int(offset.total_seconds()) // 60, 60)
+        label = f"UTC{'+' if offset >= dt.timedelta(0) else '-'}{abs(hours)}" + (f":{rest:02d}" if rest else "")
+        return f"{TEXTS[lang]['window']}: {self.start:%Y-%m-%d %H:%M} ~ {self.end:%Y-%m-%d %H:%M} ({label})"
+
+    def counts_line(self, lang: str) -> str:
+        return " | ".join(f"{TEXTS[lang]['counts'][k]} {self.counts[k]}" for k in SET_NAMES)
+
+    def topic_labels(self, lang: str) -> list[str]:
+        return [f"{t.name.get(lang) or t.name.get('en') or '?'} ({t.count})" for t in self.topics]
+
+    def content(self) -> dict:
+        """Everything a message is made of, as plain data: what a channel's content hash covers."""
+        return {
+            "repo": self.repo, "display_name": self.display_name, "day": self.day,
+            "window": {"start": self.start.isoformat(), "end": self.end.isoformat(), "timezone": self.timezone},
+            "complete": self.complete, "counts": self.counts,
+            "topics": [{"name": t.name, "count": t.count} for t in self.topics],
+            "key_changes": [dataclasses.asdict(c) for c in self.changes],
+            "urls": self.page_urls,
+        }
+
+
+def content_hash(*parts: object) -> str:
+    """sha256 over canonical JSON: the same content always gives the same hash."""
+    text = json.dumps(parts, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def report_folder(settings: Settings, repo: RepoRef) -> Path:
+    # the report stage's layout: reports/<owner>/<name>/
+    return settings.reports_dir / repo.owner / repo.name
+
+
+def page_url(settings: Settings, page: Path) -> str | None:
+    """The page's address on the published site: ``site_url`` is the folder of ``site/index.html``,
+    and the reports sit beside ``site/`` there as they do in the data home."""
+    if not settings.site_url:
+        return None
+    return urljoin(settings.site_url, Path(os.path.relpath(page, settings.site_dir)).as_posix())
+
+
+def _fail(path: Path, what: str, value) -> DigestInputError:
+    return DigestInputError(f"{path}: {what} (found {value!r:.200})")
+
+
+def _text(value, limit: int = TITLE_CHARS) -> str:
+    # one line of at most `limit` characters: a title can hold newlines and control characters
+    text = " ".join(str(value or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _moment(path: Path, doc: dict, key: str) -> dt.datetime:
+    value = (doc.get("window") or {}).get(key)
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise _fail(path, f"window.{key} is not an ISO 8601 time", value) from None
+    if moment.tzinfo is None:
+        raise _fail(path, f"window.{key} has no UTC offset", value)
+    return moment
+
+
+def _topics(path: Path, doc: dict) -> tuple[Topic, ...]:
+    found = doc.get("topics", [])
+    if not isinstance(found, list):
+        raise _fail(path, "topics is not a list", found)
+    out = []
+    for entry in found[:TOP_TOPICS]:
+        name, count = (entry.get("name"), entry.get("count")) if isinstance(entry, dict) else (None, None)
+        if not isinstance(name, dict) or isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise _fail(path, "topics holds an entry without a name table and a count", entry)
+        out.append(Topic({str(k): _text(v, 80) for k, v in name.items()}, count))
+    return tuple(out)
+
+
+def _changes(path: Path, doc: dict, settings: Settings, repo: RepoRef) -> tuple[Change, ...]:
+    found = doc.get("key_changes", [])
+    if not isinstance(found, list):
+        raise _fail(path, "key_changes is not a list", found)
+    out = []
+    for entry in found[:TOP_CHANGES]:
+        number = entry.get("number") if isinstance(entry, dict) else None
+        if isinstance(number, bool) or not isinstance(number, int) or number <= 0 or entry.get("kind") not in ("issue", "pr"):
+            raise _fail(path, "key_changes holds an entry without a number and kind", entry)
+        # the link comes from our configuration and the number, never from the file
+        url = f"{settings.github_web_url}/{repo.full_name}/{'pull' if entry['kind'] == 'pr' else 'issues'}/{number}"
+        out.append(Change(number, entry["kind"], _text(entry.get("title")), url))
+    return tuple(out)
+
+
+def read_digest(settings: Settings, repo: RepoRef, day: str) -> DayDigest:
+    """The day's digest from ``<day>.json`` and the pages beside it."""
+    folder = report_folder(settings, repo)
+    path = folder / f"{day}.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DigestInputError(f"{path}: no report for {repo.full_name} {day}: materialize its daily_report first") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DigestInputError(f"{path}: not a readable JSON day summary: {exc}") from None
+    if not isinstance(doc, dict):
+        raise _fail(path, "not a JSON object", type(doc).__name__)
+    if doc.get("day") != day:
+        raise _fail(path, f"day is not {day}", doc.get("day"))
+    if doc.get("repo") != repo.full_name:
+        raise _fail(path, f"repo is not {repo.full_name}", doc.get("repo"))
+    counts = doc.get("counts")
+    if not isinstance(counts, dict):
+        raise _fail(path, "counts is not an object", counts)
+    for name in SET_NAMES:
+        value = counts.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise _fail(path, f"counts.{name} is not a count", value)
+    html = {lang: folder / f"{day}.{lang}.html" for lang in settings.languages}
+    md = {lang: folder / f"{day}.{lang}.md" for lang in settings.languages}
+    for page in (*html.values(), *md.values()):
+        if not page.is_file():
+            raise DigestInputError(f"{page}: missing beside {path.name}: the report stage writes every configured language")
+    urls = {lang: url for lang, page in html.items() if (url := page_url(settings, page))}
+    return DayDigest(
+        repo=repo.full_name,
+        display_name=settings.display_name(repo),
+        day=day,
+        start=_moment(path, doc, "start"),
+        end=_moment(path, doc, "end"),
+        timezone=str((doc.get("window") or {}).get("timezone") or settings.timezone),
+        complete=bool((doc.get("fetch") or {}).get("complete", True)),
+        counts={name: counts[name] for name in SET_NAMES},
+        topics=_topics(path, doc),
+        changes=_changes(path, doc, settings, repo),
+        page_urls=urls,
+        html_paths=html,
+        md_paths=md,
+    )

@@ -1,0 +1,131 @@
+"""The ingest stage's assets: land each day's raw payloads on disk."""
+
+
+import dagster as dg
+
+from vllm_digest.ingest.github.client import GitHubError
+from vllm_digest.ingest.raw_store import day_dir, read_day, repo_dir, write_day
+from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
+from vllm_digest.model import DayPayload
+from vllm_digest.partitions import (
+    PER_DAY_METADATA_MAX_DAYS,
+    SINGLE_RUN,
+    DayWindow,
+    context_windows,
+    daily_partitions,
+    day_span,
+)
+from vllm_digest.settings import RepoRef, Settings
+
+RAW_ASSET = "raw_activity"
+
+# The outer layer over the HTTP client's own retries (which last up to two
+# minutes per request): it outlasts a GitHub outage of a few minutes. Waits
+# before attempts 2, 3, 4: 30 s, 90 s, 210 s, each +-30 s of jitter so runs
+# that failed together do not retry in lockstep. Only transient errors are
+# retried (see fetch_or_fail).
+FETCH_RETRY_POLICY = dg.RetryPolicy(
+    max_retries=3, delay=30, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS
+)
+
+
+def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWindow, previous, log=None):
+    """The day's payload; an error a retry cannot fix fails the step at once.
+
+    Transient (retried by FETCH_RETRY_POLICY): GitHub gave no response or a
+    5xx after the client's retries, or a body cut off in transit. Everything
+    else (401/403/404/422, a rate limit resetting later than the retries
+    reach, a malformed payload, a missing sample folder, a full disk) would
+    fail the same way again, so retrying only delays the error.
+    """
+    try:
+        return source.fetch_day(repo, window, previous, log)
+    except Exception as exc:
+        if isinstance(exc, GitHubError) and exc.transient:
+            raise
+        raise dg.Failure(
+            description=f"fetching {repo.full_name} {window.key} failed, not retried: {exc}",
+            allow_retries=False,
+        ) from exc
+
+
+def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=[*repo.key_prefix, RAW_ASSET],
+        partitions_def=partitions_def,
+        backfill_policy=SINGLE_RUN,
+        group_name="ingest",
+        kinds={"github", "json"},
+        retry_policy=FETCH_RETRY_POLICY,
+        description=(
+            f"The day's raw GitHub activity of {repo.full_name}: issues and PRs touched in the "
+            "window, their closing/merge events, comments and reviews, landed exactly as received "
+            f"under `raw/{repo.owner}/{repo.name}/<day>/` with a manifest of how they were fetched. "
+            "Each day is written whole or not at all; a failed fetch leaves the previous landing."
+        ),
+    )
+    def raw_activity(
+        context: dg.AssetExecutionContext, activity_source: ActivitySourceResource
+    ) -> dg.MaterializeResult:
+        windows = context_windows(context, settings)
+        landed: dict[str, dict] = {}
+        for window in windows:
+            previous = read_day(settings.raw_dir, repo, window.key)
+            payload = fetch_or_fail(activity_source, repo, window, previous, context.log)
+            write_day(settings.raw_dir, repo, window.key, payload)
+            landed[window.key] = landed_counts(payload)
+        totals = {name: sum(day[name] for day in landed.values()) for name in LANDED_COUNTS}
+        context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")
+        return dg.MaterializeResult(
+            metadata={"days": day_span(windows), **raw_metadata(settings, repo, landed)}
+        )
+
+    return raw_activity
+
+
+LANDED_COUNTS = ("issues_and_prs", "events", "comments", "request_count")
+
+
+def landed_counts(payload: DayPayload) -> dict:
+    return {
+        "issues_and_prs": len(payload.issues),
+        "events": len(payload.events),
+        "comments": len(payload.comments) + len(payload.review_comments),
+        "request_count": int(payload.manifest.request_count),
+        "complete": bool(payload.manifest.complete),
+    }
+
+
+def raw_metadata(settings: Settings, repo: RepoRef, landed: dict[str, dict]) -> dict:
+    """What the UI shows for the landing. Dagster copies a range run's metadata onto every day's
+    materialization, so a range run says only what is true of each of its days: the folder that
+    holds them all, which days are incomplete, and each day's counts by day (never one day's
+    folder or the run's sums as if they were a day's)."""
+    incomplete = [day for day, counts in landed.items() if not counts["complete"]]
+    status = {"complete": not incomplete, "incomplete_days": ", ".join(incomplete) or "none"}
+    if len(landed) == 1:
+        [(day, counts)] = landed.items()
+        return {
+            "path": dg.MetadataValue.path(str(day_dir(settings.raw_dir, repo, day))),
+            **{name: counts[name] for name in LANDED_COUNTS},
+            **status,
+        }
+    metadata: dict = {"raw_dir": dg.MetadataValue.path(str(repo_dir(settings.raw_dir, repo))), **status}
+    if len(landed) <= PER_DAY_METADATA_MAX_DAYS:
+        metadata["landed_by_day"] = dg.MetadataValue.json(
+            {day: {name: counts[name] for name in LANDED_COUNTS} for day, counts in landed.items()}
+        )
+    else:
+        metadata["landed_total"] = dg.MetadataValue.json(
+            {name: sum(counts[name] for counts in landed.values()) for name in LANDED_COUNTS}
+        )
+    return metadata
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    """Each repository's ``raw_activity`` and the ``activity_source`` resource it fetches with."""
+    partitions_def = daily_partitions(settings)
+    return dg.Definitions(
+        assets=[build_raw_asset(repo, settings, partitions_def) for repo in settings.repos],
+        resources={"activity_source": activity_source(settings)},
+    )

@@ -1,0 +1,108 @@
+"""One function per GitHub REST endpoint the day plan reads, in github-to-sqlite's ``fetch_*`` shape.
+
+Each names its path and parameters, checks the shape of every answer, and says which payload kind
+its objects are and how the body is shaped, which the replay records (``ingest/replay.py``). Paging
+is lazy: the plan stops as soon as it has what it needs. The HTTP itself (retries, rate limits,
+Link paging, conditional requests) is the client's, the only code that talks to GitHub.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+from urllib.parse import urlsplit
+
+from vllm_digest.ingest.github.client import GitHubClient, GitHubError, Response
+from vllm_digest.settings import RepoRef
+
+
+@dataclass(frozen=True)
+class Page:
+    """One answer of an endpoint: the response, its checked body, and what the replay records it as."""
+
+    response: Response
+    data: object  # list[dict] ("list"), dict with total_count and items ("search"), dict ("object")
+    kind: str  # the payload kind of its objects
+    shape: str  # "list" | "search" | "object"
+
+    @property
+    def rows(self) -> list[dict]:
+        return self.data  # type: ignore[return-value]
+
+    @property
+    def items(self) -> list[dict]:
+        return self.data["items"]  # type: ignore[index]
+
+
+def _base(repo: RepoRef) -> str:
+    return f"repos/{repo.owner}/{repo.name}"
+
+
+def _list_pages(client: GitHubClient, path: str, params: dict, kind: str) -> Iterator[Page]:
+    for response in client.pages(path, params):
+        yield Page(response, expect_list(response), kind, "list")
+
+
+def fetch_issue_events(client: GitHubClient, repo: RepoRef, per_page: int) -> Iterator[Page]:
+    """``GET /repos/{o}/{r}/issues/events``: the repository's issue events, newest first."""
+    return _list_pages(client, f"{_base(repo)}/issues/events", {"per_page": per_page}, "events")
+
+
+def fetch_issues(client: GitHubClient, repo: RepoRef, state: str, since: str, per_page: int) -> Iterator[Page]:
+    """``GET /repos/{o}/{r}/issues``: issues and PRs in ``state`` updated since ``since``, oldest update first."""
+    params = {"state": state, "since": since, "sort": "updated", "direction": "asc", "per_page": per_page}
+    return _list_pages(client, f"{_base(repo)}/issues", params, "issues")
+
+
+def fetch_issue_comments(client: GitHubClient, repo: RepoRef, since: str, per_page: int) -> Iterator[Page]:
+    """``GET /repos/{o}/{r}/issues/comments``: conversation comments updated since ``since``, oldest first."""
+    params = {"since": since, "sort": "created", "direction": "asc", "per_page": per_page}
+    return _list_pages(client, f"{_base(repo)}/issues/comments", params, "comments")
+
+
+def fetch_review_comments(client: GitHubClient, repo: RepoRef, since: str, per_page: int) -> Iterator[Page]:
+    """``GET /repos/{o}/{r}/pulls/comments``: PR diff comments updated since ``since``, oldest first."""
+    params = {"since": since, "sort": "created", "direction": "asc", "per_page": per_page}
+    return _list_pages(client, f"{_base(repo)}/pulls/comments", params, "review_comments")
+
+
+def fetch_pull_reviews(client: GitHubClient, repo: RepoRef, number: int, per_page: int) -> Iterator[Page]:
+    """``GET /repos/{o}/{r}/pulls/{n}/reviews``: every review of one PR."""
+    return _list_pages(client, f"{_base(repo)}/pulls/{number}/reviews", {"per_page": per_page}, "reviews")
+
+
+def fetch_pull(client: GitHubClient, repo: RepoRef, number: int) -> Page:
+    """``GET /repos/{o}/{r}/pulls/{n}``: one PR object (its size, draft state and merge time)."""
+    response = client.get(f"{_base(repo)}/pulls/{number}")
+    return Page(response, expect_object(response), "pulls", "object")
+
+
+def fetch_search_issues(
+    client: GitHubClient, params: dict | None = None, url: str | None = None, *, conditional: bool = True
+) -> Page:
+    """``GET /search/issues``: the first page for ``params``, or the page at ``url`` (a ``next`` link,
+    or the same page again, unconditionally, when GitHub said its results were incomplete)."""
+    response = client.get(url, conditional=conditional) if url else client.get("search/issues", params)
+    return Page(response, expect_search(response), "issues", "search")
+
+
+def expect_list(response: Response) -> list[dict]:
+    if not isinstance(response.data, list) or not all(isinstance(x, dict) for x in response.data):
+        raise GitHubError("GET", urlsplit(response.url).path, response.status,
+                          f"expected a JSON list of objects, got {type(response.data).__name__}")
+    return response.data
+
+
+def expect_search(response: Response) -> dict:
+    data = response.data
+    if not (isinstance(data, dict) and isinstance(data.get("items"), list) and isinstance(data.get("total_count"), int)):
+        raise GitHubError("GET", urlsplit(response.url).path, response.status,
+                          "expected a search result object with total_count and items")
+    return data
+
+
+def expect_object(response: Response) -> dict:
+    if not isinstance(response.data, dict):
+        raise GitHubError("GET", urlsplit(response.url).path, response.status,
+                          f"expected a JSON object, got {type(response.data).__name__}")
+    return response.data

@@ -1,0 +1,451 @@
+"""A report day's request plan: the fewest GitHub requests that land a whole day.
+
+Plan (``events`` semantics, the normal case), with its cost in requests:
+
+1. ``GET /repos/{o}/{r}/issues/events`` newest first, paged by Link until the
+   page's oldest event is older than the window start. Closings, merges and
+   reopens come only from here: an item closed in the window and reopened
+   later still counts, which no ``closed_at`` snapshot can tell. Each event
+   embeds its issue object (its current state), so those items cost nothing
+   more, including items closed after the window ended. Cost: events from the
+   window start until now / 100 (1-3 for a day fetched just after it ends).
+   The first page's Date header also tells how old the day is.
+2. The day's other items: those created in the window and those its comments
+   and reviews belong to. Two ways, by the day's age on GitHub's clock:
+
+   - **A recent day** (the daily run, ``recent_hours`` after the window end at
+     most): the open issues list ``state=open&since=start&sort=updated``, all
+     pages. Every item created in the window is either open now (so updated
+     since the start: listed) or was closed since (so its closing is one of
+     step 1's events, which embed it); every item commented in the window is
+     open (listed) or closed since the start (step 1) or closed before it,
+     which one search ``closed:<start updated:>=start`` finds (only asked when
+     a commented item is still unknown). The created sets' totals are counted
+     from these items. Cost: open items touched since the start / 100 (1 on a
+     quiet day, 3 on a busy vLLM day), against 2 searches plus the paged
+     updated list that finding commented items costs the other way.
+   - **An older day** (backfills, late re-runs): search ``repo:o/r is:issue
+     created:A..B`` and ``is:pr`` (2 requests while a set has <= 100 items),
+     whose cost does not grow with the day's age and whose ``total_count``
+     checks the landing; search's 1,000-result cap is met by halving the
+     window. Items that comments belong to and that nothing else returned come
+     from the issues list ``since=start&sort=updated&direction=asc``, paged
+     only until every missing number is found (0 requests when none is).
+3. ``GET /repos/{o}/{r}/issues/comments`` and ``/pulls/comments`` with
+   ``since=start&sort=created&direction=asc``, paged until past the window end
+   (1 request each per 100 comments; ``since`` filters on updated_at, so a few
+   older comments edited later come along and are dropped).
+4. Optional, one request per PR, off by default: reviews (``/pulls/{n}/reviews``
+   for PRs with review comments in the window, then merged ones) and PR sizes
+   (``/pulls/{n}`` for PRs merged in the window). Labels, author, draft and
+   merged_at already come with the issue objects.
+
+Every page is asked with ``per_page=100``, the most GitHub serves. A busy vLLM
+day costs at least ceil(events/100) + ceil(comments/100) + ceil(open items
+touched/100) + 1 (review comments) requests whatever the plan: 2 + 6 + 3 + 1.
+
+When the events endpoint no longer reaches back to the window (GitHub serves
+about 90 days), closings come from ``closed:A..B`` searches and the day is
+landed with ``snapshot`` semantics.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from vllm_digest.ingest.github.client import GitHubClient
+from vllm_digest.ingest.github.endpoints import (
+    Page,
+    fetch_issue_comments,
+    fetch_issue_events,
+    fetch_issues,
+    fetch_pull,
+    fetch_pull_reviews,
+    fetch_review_comments,
+    fetch_search_issues,
+)
+from vllm_digest.ingest.replay import ReplayCache, compact
+from vllm_digest.ingest.rest import number_from_url, parse_time
+from vllm_digest.model import DayPayload, Manifest
+from vllm_digest.partitions import DayWindow
+from vllm_digest.settings import RepoRef
+
+SECOND = dt.timedelta(seconds=1)
+_PULL_FIELDS = ("number", "additions", "deletions", "changed_files", "commits", "draft", "merged_at", "updated_at")
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    per_page: int = 100
+    # GitHub keeps issue events for about 90 days; older days fall back to snapshots
+    events_horizon_days: float = 90.0
+    max_event_pages: int = 300
+    search_cap: int = 1000
+    incomplete_retries: int = 2
+    max_review_requests: int = 0
+    max_pull_requests: int = 0
+    # a day whose window ended at most this long ago (GitHub's clock) takes its items from the open
+    # issues list instead of created-in-window searches (module docstring, step 2)
+    recent_hours: float = 6.0
+
+
+def search_time(moment: dt.datetime) -> str:
+    """Search qualifiers take UTC ISO times, e.g. ``2026-03-22T03:39:00Z``."""
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class _SearchResult:
+    total: int = 0
+    items: list[dict] = field(default_factory=list)
+
+
+class DayPlan:
+    """The requests that land one report day (the module docstring's plan); ``run()`` makes them.
+
+    ``previous`` is the day as landed before, if any: its pages are replayed for GitHub's 304
+    answers, so an unchanged page costs no rate limit."""
+
+    def __init__(
+        self,
+        client: GitHubClient,
+        repo: RepoRef,
+        window: DayWindow,
+        previous: DayPayload | None = None,
+        options: FetchOptions | None = None,
+    ):
+        self.client, self.repo, self.window = client, repo, window
+        self.options = options or FetchOptions()
+        client.cache = ReplayCache(previous)
+        self.replay: dict[str, dict] = {}
+        self.reasons: list[str] = []
+        self.totals: dict[str, dict] = {}
+        self.items: dict[int, dict] = {}
+        # current-state issue objects seen on the way, not yet known to belong to the day
+        self.pool: dict[int, dict] = {}
+        self.server_now: float | None = None
+        self.notes: dict[str, object] = {}
+
+    # ------------------------------------------------------------- helpers
+    def _note(self, page: Page) -> Page:
+        if page.response.etag:
+            self.replay[page.response.url] = compact(page.response, page.kind, page.shape)
+        return page
+
+    def _pages(self, pages: Iterator[Page]) -> Iterator[Page]:
+        """An endpoint's pages, each recorded for the replay as it arrives."""
+        for page in pages:
+            yield self._note(page)
+
+    def _keep_item(self, item: dict, into: dict[int, dict] | None = None) -> None:
+        into = self.items if into is None else into
+        number = item.get("number")
+        if not isinstance(number, int):
+            return
+        old = into.get(number)
+        if old is None or (item.get("updated_at") or "") >= (old.get("updated_at") or ""):
+            into[number] = item
+
+    def is_recent(self) -> bool:
+        """The window ended at most ``recent_hours`` before GitHub's clock (step 2's choice)."""
+        now = self.server_now or time.time()
+        return now - self.window.end.timestamp() <= self.options.recent_hours * 3600
+
+    # -------------------------------------------------------------- events
+    def events(self) -> list[dict] | None:
+        """Events of the window, or None when the endpoint no longer reaches back to it."""
+        kept: dict[int, dict] = {}
+        pages = 0
+        for page in self._pages(fetch_issue_events(self.client, self.repo, self.options.per_page)):
+            pages += 1
+            response, rows = page.response, page.rows
+            if pages == 1:
+                now = response.server_time or time.time()
+                self.server_now = now
+                horizon = now - self.options.events_horizon_days * 86400
+                if self.window.start.timestamp() < horizon:
+                    self.notes["snapshot_reason"] = (
+                        f"the window starts more than {self.options.events_horizon_days:g} days before "
+                        "GitHub's clock, beyond what the issue events endpoint serves"
+                    )
+                    return None
+            for event in rows:
+                moment = parse_time(event.get("created_at"))
+                if moment is not None and self.window.contains(moment):
+                    kept.setdefault(event["id"], event)
+                issue = event.get("issue")
+                if moment is not None and moment >= self.window.start and isinstance(issue, dict) and "title" in issue:
+                    self._keep_item(issue, self.pool)
+            if not rows or parse_time(rows[-1].get("created_at")) < self.window.start:
+                break
+            if pages >= self.options.max_event_pages and response.next_url:
+                self.notes["snapshot_reason"] = (
+                    f"{pages} pages of issue events did not reach back to the window start"
+                )
+                return None
+        self.notes["event_pages"] = pages
+        return sorted(kept.values(), key=lambda e: (e.get("created_at") or "", e["id"]))
+
+    # -------------------------------------------------------------- search
+    def _search_page(self, params: dict | None = None, url: str | None = None) -> Page:
+        page = fetch_search_issues(self.client, params, url)
+        retries = 0
+        while page.data.get("incomplete_results") and retries < self.options.incomplete_retries:
+            retries += 1
+            page = fetch_search_issues(self.client, url=page.response.url, conditional=False)
+        if page.data.get("incomplete_results"):
+            self.reasons.append(
+                f"search {params['q'] if params else page.response.url} returned incomplete_results "
+                f"after {retries + 1} tries"
+            )
+        return self._note(page)
+
+    def search(self, qualifiers: str, field_name: str, lo: dt.datetime, hi: dt.datetime) -> _SearchResult:
+        """Items whose ``field_name`` lies in [lo, hi), splitting the range past the result cap."""
+        q = f"repo:{self.repo.full_name} {qualifiers} {field_name}:{search_time(lo)}..{search_time(hi - SECOND)}"
+        params = {"q": q, "sort": "created", "order": "asc", "per_page": self.options.per_page}
+        page = self._search_page(params)
+        total = page.data["total_count"]
+        if total > self.options.search_cap:
+            if hi - lo > SECOND:
+                mid = lo + (hi - lo) / 2
+                mid = mid.replace(microsecond=0)
+                if mid <= lo:
+                    mid = lo + SECOND
+                left = self.search(qualifiers, field_name, lo, mid)
+                right = self.search(qualifiers, field_name, mid, hi)
+                return _SearchResult(left.total + right.total, left.items + right.items)
+            self.reasons.append(f"search {q} has {total} results in one second, over the {self.options.search_cap} cap")
+        result = _SearchResult(total=total)
+        reachable = self.options.search_cap
+        while True:
+            for item in page.items:
+                moment = parse_time(item.get(f"{field_name}_at"))
+                if moment is not None and lo <= moment < hi:
+                    result.items.append(item)
+            if not page.response.next_url or len(result.items) >= reachable:
+                break
+            page = self._search_page(url=page.response.next_url)
+        return result
+
+    def search_set(self, name: str, qualifiers: str, field_name: str) -> list[dict]:
+        found = self.search(qualifiers, field_name, self.window.start, self.window.end)
+        unique = {i["number"]: i for i in found.items}
+        self.totals[name] = {"count": found.total, "numbers": sorted(unique)}
+        if found.total != len(unique):
+            self.reasons.append(f"{name}: search total_count {found.total} but {len(unique)} items landed")
+        return list(unique.values())
+
+    # --------------------------------------------------------- recent day
+    def open_items(self) -> None:
+        """Every open item updated since the window start, into the pool (step 2, a recent day)."""
+        since = search_time(self.window.start)
+        for page in self._pages(fetch_issues(self.client, self.repo, "open", since, self.options.per_page)):
+            for item in page.rows:
+                self._keep_item(item, self.pool)
+
+    def created_from_pool(self) -> None:
+        """The created sets from the pool: open now, or closed since the start (step 1 embedded it)."""
+        for name, is_pr in (("new_issues", False), ("new_prs", True)):
+            numbers = sorted(
+                n for n, item in self.pool.items()
+                if ("pull_request" in item) == is_pr
+                and (moment := parse_time(item.get("created_at"))) is not None and self.window.contains(moment)
+            )
+            for n in numbers:
+                self._keep_item(self.pool[n])
+            self.totals[name] = {"count": len(numbers), "numbers": numbers, "source": "open issues list and events"}
+
+    def closed_before(self, missing: set[int]) -> None:
+        """Items closed before the window and touched in it: one search finds them all."""
+        q = (f"repo:{self.repo.full_name} closed:<{search_time(self.window.start)} "
+             f"updated:>={search_time(self.window.start)}")
+        params = {"q": q, "sort": "updated", "order": "asc", "per_page": self.options.per_page}
+        page = self._search_page(params)
+        while True:
+            for item in page.items:
+                if item.get("number") in missing:
+                    self._keep_item(item)
+            if not page.response.next_url or not (missing - set(self.items)):
+                break
+            page = self._search_page(url=page.response.next_url)
+
+    # ------------------------------------------------------------ comments
+    def comments(self, endpoint: Callable[..., Iterator[Page]]) -> list[dict]:
+        """The window's comments from ``endpoint`` (issue or review comments), paged until past its end."""
+        kept: dict[int, dict] = {}
+        pages = endpoint(self.client, self.repo, search_time(self.window.start), self.options.per_page)
+        for page in self._pages(pages):
+            rows = page.rows
+            for row in rows:
+                moment = parse_time(row.get("created_at"))
+                if moment is not None and self.window.contains(moment):
+                    kept[row["id"]] = row
+            if not rows or parse_time(rows[-1].get("created_at")) >= self.window.end:
+                break
+        return sorted(kept.values(), key=lambda c: (c.get("created_at") or "", c["id"]))
+
+    def missing_items(self, numbers: set[int]) -> None:
+        for n in numbers & set(self.pool):
+            self._keep_item(self.pool[n])
+        missing = numbers - set(self.items)
+        if missing and self.is_recent():
+            self.closed_before(missing)
+            missing = numbers - set(self.items)
+        if not missing:
+            return
+        since = search_time(self.window.start)
+        for page in self._pages(fetch_issues(self.client, self.repo, "all", since, self.options.per_page)):
+            for item in page.rows:
+                if item.get("number") in missing:
+                    self._keep_item(item)
+                    missing.discard(item["number"])
+            if not missing:
+                break
+        if missing:
+            self.notes["missing_items"] = sorted(missing)
+
+    # ------------------------------------------------------- per-PR detail
+    def reviews(self, pr_numbers: list[int]) -> list[dict]:
+        kept: dict[int, dict] = {}
+        for number in pr_numbers[: self.options.max_review_requests]:
+            for page in self._pages(fetch_pull_reviews(self.client, self.repo, number, self.options.per_page)):
+                for row in page.rows:
+                    moment = parse_time(row.get("submitted_at"))
+                    if moment is not None and self.window.contains(moment):
+                        kept[row["id"]] = row
+        return sorted(kept.values(), key=lambda r: (r.get("submitted_at") or "", r["id"]))
+
+    def pulls(self, pr_numbers: list[int]) -> list[dict]:
+        out = []
+        for number in pr_numbers[: self.options.max_pull_requests]:
+            pull = self._note(fetch_pull(self.client, self.repo, number)).data
+            out.append({k: pull.get(k) for k in _PULL_FIELDS})
+        return out
+
+    # ----------------------------------------------------------------- run
+    def run(self) -> DayPayload:
+        """Make the day's requests, in the plan's order, and return what they landed."""
+        client = self.client
+        first_request, first_304, first_record = client.request_count, client.not_modified_count, len(client.records)
+        events = self.events()
+        semantics = "events" if events is not None else "snapshot"
+        if events is None:
+            events = []
+            self.closed_from_searches()
+        else:
+            self.closed_from_events(events)
+        self.created(recent=semantics == "events" and self.is_recent())
+        comments = self.comments(fetch_issue_comments)
+        review_comments = self.comments(fetch_review_comments)
+        reviewed = list(dict.fromkeys(
+            n for c in review_comments if (n := number_from_url(c.get("pull_request_url"))) is not None
+        ))
+        merged_in_window = sorted({
+            e["issue"]["number"] for e in events if e.get("event") == "merged" and isinstance(e.get("issue"), dict)
+        } | set(self.totals.get("merged_prs", {}).get("numbers", [])))
+        reviews = self.reviews(reviewed + [n for n in merged_in_window if n not in reviewed])
+        referenced = {n for c in comments if (n := number_from_url(c.get("issue_url"))) is not None}
+        referenced |= set(reviewed)
+        referenced |= {n for r in reviews if (n := number_from_url(r.get("pull_request_url"))) is not None}
+        self.missing_items(referenced)
+        pulls = self.pulls(merged_in_window)
+        return DayPayload(
+            manifest=self.manifest(semantics, first_request, first_304, first_record),
+            issues=sorted(self.items.values(), key=lambda i: i["number"]),
+            events=events,
+            comments=comments,
+            review_comments=review_comments,
+            reviews=reviews,
+            pulls=pulls,
+        )
+
+    def closed_from_events(self, events: list[dict]) -> None:
+        """Step 1: the items closed, merged or reopened in the window come embedded in their events."""
+        for event in events:
+            issue = event.get("issue")
+            if event.get("event") in ("closed", "merged", "reopened") and isinstance(issue, dict) and "title" in issue:
+                self._keep_item(issue)
+
+    def closed_from_searches(self) -> None:
+        """Step 1 on a day the events endpoint no longer reaches: ``closed:`` searches (snapshot semantics)."""
+        for item in self.search_set("closed_issues", "is:issue", "closed"):
+            self._keep_item(item)
+        closed_prs = self.search("is:pr", "closed", self.window.start, self.window.end)
+        merged = sorted({i["number"] for i in closed_prs.items if (i.get("pull_request") or {}).get("merged_at")})
+        unmerged = sorted({i["number"] for i in closed_prs.items} - set(merged))
+        self.totals["merged_prs"] = {"count": len(merged), "numbers": merged}
+        self.totals["closed_unmerged_prs"] = {"count": len(unmerged), "numbers": unmerged}
+        self.totals["closed_prs"] = {"count": closed_prs.total, "numbers": merged + unmerged}
+        for item in closed_prs.items:
+            self._keep_item(item)
+
+    def created(self, recent: bool) -> None:
+        """Step 2: the items created in the window, from the open issues list on a recent day, else searches."""
+        self.notes["items_plan"] = "open issues list" if recent else "created searches"
+        if recent:
+            self.open_items()
+            self.created_from_pool()
+        else:
+            for name, qualifier in (("new_issues", "is:issue"), ("new_prs", "is:pr")):
+                for item in self.search_set(name, qualifier, "created"):
+                    self._keep_item(item)
+
+    def manifest(self, semantics: str, first_request: int, first_304: int, first_record: int) -> Manifest:
+        """How the day was landed: the requests made since ``first_*``, the totals, the replay records."""
+        client, options = self.client, self.options
+        records = client.records[first_record:]
+        counted: dict[str, int] = {}
+        for r in records:
+            if not r.not_modified:
+                counted[r.resource] = counted.get(r.resource, 0) + 1
+        search_budget = client.budgets.get("search")
+        return Manifest(
+            source="github",
+            repo=self.repo.full_name,
+            day=self.window.key,
+            window_start=self.window.start.isoformat(),
+            window_end=self.window.end.isoformat(),
+            semantics=semantics,
+            complete=not self.reasons,
+            incomplete_reasons=list(self.reasons),
+            request_count=client.request_count - first_request,
+            not_modified_count=client.not_modified_count - first_304,
+            totals=self.totals,
+            details={
+                "api_url": client.api_url,
+                "rate_limited_requests": counted,
+                "rate_limit_remaining": client.rate_limit_remaining,
+                "search_rate_limit_remaining": search_budget.remaining if search_budget is not None else None,
+                "fetched_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                "etags": {url: rec["etag"] for url, rec in self.replay.items()},
+                "replay": self.replay,
+                "requests": [
+                    {"path": r.path, "status": r.status, "not_modified": r.not_modified, "attempt": r.attempts}
+                    for r in records
+                ],
+                "options": {k: getattr(options, k) for k in options.__dataclass_fields__},
+                **self.notes,
+            },
+        )
+
+
+_FETCH_KEYS = set(FetchOptions.__dataclass_fields__)
+
+
+def fetch_day(
+    repo: RepoRef,
+    window: DayWindow,
+    api_url: str,
+    token: str | None,
+    previous: DayPayload | None = None,
+    **client_options,
+) -> DayPayload:
+    """Fetch one day from GitHub. ``client_options`` go to ``GitHubClient`` (timeouts,
+    retries, ``max_rate_wait_seconds``) or to ``FetchOptions`` (per-PR detail budgets)."""
+    fetch_kwargs = {k: client_options.pop(k) for k in list(client_options) if k in _FETCH_KEYS}
+    with GitHubClient(api_url=api_url, token=token, **client_options) as client:
+        return DayPlan(client, repo, window, previous, FetchOptions(**fetch_kwargs)).run()

@@ -1,0 +1,80 @@
+"""The activity source as a Dagster resource: the embedded sample or GitHub."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import dagster as dg
+from pydantic import Field
+
+from vllm_digest.ingest.sample import fetch_sample_day
+from vllm_digest.model import DayPayload
+from vllm_digest.partitions import DayWindow
+from vllm_digest.settings import RepoRef, Settings
+
+
+class ActivitySourceResource(dg.ConfigurableResource):
+    # Dagster shows the docstring verbatim as the resource's description: plain text, one line
+    """Where each day's raw activity comes from: the embedded sample (or a sample folder) or the GitHub REST API."""
+
+    kind: str = Field(default="sample", description="sample or github (the source setting)")
+    sample_dir: str | None = Field(
+        default=None, description="a folder of sample data to serve instead of the embedded sample (kind sample)"
+    )
+    github_api_url: str = Field(
+        default="https://api.github.com", description="the GitHub REST API root, or a GitHub Enterprise .../api/v3"
+    )
+    github_token: str | None = Field(
+        default=None, repr=False, description="read from the GITHUB_TOKEN environment variable when a run starts"
+    )
+    max_rate_wait_seconds: float = Field(
+        default=900.0, description="longest wait for a spent rate limit to reset before the fetch fails"
+    )
+    request_deadline_seconds: float = Field(
+        default=30.0, description="the whole of one request, body included (the github_request_deadline setting)"
+    )
+
+    def fetch_day(
+        self, repo: RepoRef, window: DayWindow, previous: DayPayload | None, log: logging.Logger | None = None
+    ) -> DayPayload:
+        """The day's payload. ``log`` receives the HTTP client's retries and waits (the step's context.log)."""
+        if self.kind == "sample":
+            root = Path(self.sample_dir) if self.sample_dir else None
+            return fetch_sample_day(repo, window, root)
+        if self.kind == "github":
+            from vllm_digest.ingest.github.plan import fetch_day
+
+            return fetch_day(
+                repo,
+                window,
+                api_url=self.github_api_url,
+                token=self.github_token,
+                previous=previous,
+                max_rate_wait_seconds=self.max_rate_wait_seconds,
+                request_deadline_seconds=self.request_deadline_seconds,
+                **({"log": log} if log is not None else {}),
+            )
+        raise ValueError(f"activity source kind {self.kind!r} is not one of ['sample', 'github']")
+
+
+def activity_source(settings: Settings) -> ActivitySourceResource:
+    return ActivitySourceResource(
+        kind=settings.source,
+        sample_dir=str(settings.sample_dir) if settings.sample_dir else None,
+        github_api_url=settings.github_api_url,
+        github_token=_github_token(settings),
+        request_deadline_seconds=float(settings.github_request_deadline),
+    )
+
+
+def _github_token(settings: Settings):
+    """The token as an EnvVar: Dagster then stores only the variable's name in run storage
+    (job snapshots keep resource config). A token handed in another way than the process
+    environment (a settings mapping in a script) can only be passed as its value."""
+    if not settings.github_token:
+        return None
+    if os.environ.get("GITHUB_TOKEN") == settings.github_token:
+        return dg.EnvVar("GITHUB_TOKEN")
+    return settings.github_token

@@ -1,0 +1,131 @@
+"""The baseline sensor: building a day re-renders the later days whose topic trends it feeds.
+
+A day's topic trend compares it with the ``N`` days before it (the taxonomy's
+``trend.baseline_days``, 7 by default), read from the warehouse as they are when the
+day is built. A day built before some of those days therefore says "baseline
+incomplete: k of N days" and stays so, even once they are built, until it is built
+again. The rule that makes a report independent of the order days were built in:
+
+    after a run succeeds for days first..last, the days last+1 .. last+N that are
+    already built are re-rendered, in one follow-up run per repository and block of
+    consecutive days.
+
+The follow-up run selects only the analytics marts, the report and the site: their
+inputs (the raw landing and the warehouse layers of those days) are already there, so
+it fetches nothing and costs no API request. It is tagged, and a tagged run triggers
+nothing further: re-rendering a day changes no day's baseline, only its own trend.
+
+Why a sensor and not the schedule: the schedule's late re-runs already keep the days
+of normal operation complete (each day is built after the days before it), but a
+backfill of older days or a day rebuilt after an outage would leave its followers
+stale until someone rebuilt them; the sensor reacts to any successful run, from the
+UI, the CLI or a tick, within a minute.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import dagster as dg
+
+from vllm_digest.analytics.build import ANALYTICS_MODELS
+from vllm_digest.report.assets import REPORT_ASSET
+from vllm_digest.site.assets import SITE_KEY
+from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
+from vllm_digest.settings import Settings
+
+BASELINE_SENSOR = "baseline_rerender_sensor"
+# on a follow-up run: the id of the run whose days it re-renders the followers of
+RERENDER_TAG = "vllm_digest/rerenders_after"
+PARTITION_TAG = "dagster/partition"
+TOPIC_MART = "mart_topic_daily"
+
+
+def run_days(tags: dict[str, str]) -> tuple[dt.date, dt.date] | None:
+    """The first and last day a run built: its range tags, or its one partition."""
+    try:
+        if RANGE_START_TAG in tags and RANGE_END_TAG in tags:
+            return dt.date.fromisoformat(tags[RANGE_START_TAG]), dt.date.fromisoformat(tags[RANGE_END_TAG])
+        if PARTITION_TAG in tags:
+            day = dt.date.fromisoformat(tags[PARTITION_TAG])
+            return day, day
+    except ValueError:  # another code location's partitions: not days
+        return None
+    return None
+
+
+def follower_blocks(last: dt.date, built: set[str], window: int) -> list[list[str]]:
+    """The already-built days among the ``window`` days after ``last``, as runs of consecutive days."""
+    blocks: list[list[str]] = []
+    previous = None
+    for offset in range(1, window + 1):
+        day = last + dt.timedelta(days=offset)
+        if day.isoformat() not in built:
+            continue
+        if previous is not None and (day - previous).days == 1:
+            blocks[-1].append(day.isoformat())
+        else:
+            blocks.append([day.isoformat()])
+        previous = day
+    return blocks
+
+
+def rerender_keys(prefix: list[str]) -> list[dg.AssetKey]:
+    """What a follow-up run materializes for one repository: the analytics marts (one multi-asset,
+    so all of them), the report, and the site that lists it."""
+    return [*(dg.AssetKey([*prefix, m]) for m in ANALYTICS_MODELS), dg.AssetKey([*prefix, REPORT_ASSET]),
+            dg.AssetKey(SITE_KEY)]
+
+
+def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.DagsterInstance,
+                      window: int) -> list[dg.RunRequest]:
+    """The follow-up runs that a successful ``run`` calls for (none for a follow-up run itself)."""
+    if RERENDER_TAG in run.tags:
+        return []
+    span = run_days(dict(run.tags))
+    if span is None:
+        return []
+    last = span[1].isoformat()
+    requests = []
+    for repo in settings.repos:
+        topic_key = dg.AssetKey([*repo.key_prefix, TOPIC_MART])
+        # only a run that built the trends of its last day changes its followers' baselines (a report-only
+        # or fetch-only run does not); a later run that rebuilt that day again triggers this sensor itself
+        latest = instance.fetch_materializations(dg.AssetRecordsFilter(topic_key, asset_partitions=[last]), limit=1)
+        if not latest.records or latest.records[0].run_id != run.run_id:
+            continue
+        built = instance.get_materialized_partitions(topic_key)
+        for block in follower_blocks(span[1], built, window):
+            requests.append(dg.RunRequest(
+                run_key=f"{run.run_id}:{repo.slug}:{block[0]}",
+                asset_selection=rerender_keys(repo.key_prefix),
+                tags={RANGE_START_TAG: block[0], RANGE_END_TAG: block[-1], RERENDER_TAG: run.run_id},
+            ))
+    return requests
+
+
+def build_baseline_sensor(settings: Settings, job, window: int) -> dg.RunStatusSensorDefinition:
+    @dg.run_status_sensor(
+        name=BASELINE_SENSOR,
+        run_status=dg.DagsterRunStatus.SUCCESS,
+        request_job=job,
+        # UI backfills, scheduled ticks and `dagster asset materialize -m …` (another location name) alike
+        monitor_all_code_locations=True,
+        # RUNNING: it only follows runs someone launched and never fetches, so it spends no API request
+        default_status=dg.DefaultSensorStatus.RUNNING,
+        description=(
+            f"After a run succeeds for days first..last, re-renders the already-built days among the "
+            f"{window} after last (analytics, report, site; no fetch), whose topic trends compare "
+            f"with the days that run built. Follow-up runs carry the tag {RERENDER_TAG} and trigger nothing."
+        ),
+    )
+    def baseline_rerender_sensor(context: dg.RunStatusSensorContext):
+        run = context.dagster_run
+        if RERENDER_TAG in run.tags:
+            return dg.SkipReason(f"run {run.run_id} re-rendered days itself; it triggers nothing")
+        requests = rerender_requests(settings, run, context.instance, window)
+        if not requests:
+            return dg.SkipReason(f"run {run.run_id}: no built day within {window} days after the days it built")
+        return requests
+
+    return baseline_rerender_sensor

@@ -1,0 +1,46 @@
+"""The site stage's asset: one index page and one Atom feed over every repository's reports."""
+
+import dagster as dg
+
+from vllm_digest.partitions import SINGLE_RUN
+from vllm_digest.report.assets import REPORT_ASSET
+from vllm_digest.settings import Settings
+from vllm_digest.site.build import build_site
+
+SITE_KEY = ["site"]
+
+
+def build_site_asset(settings: Settings) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=SITE_KEY,
+        deps=[dg.AssetKey([*repo.key_prefix, REPORT_ASSET]) for repo in settings.repos],
+        group_name="site",
+        kinds={"html", "xml"},
+        # unpartitioned, so one rebuild per run whatever its days; the policy lets
+        # `dagster asset materialize --select '*' --partition-range A...B` take the site along
+        backfill_policy=SINGLE_RUN,
+        description=(
+            "The browsable site over every rendered day: `site/index.html` (per repository, newest "
+            "day first, with the five counts and links to each language's HTML report) and "
+            "`site/feed.xml` (an Atom feed, one entry per repository and day). Rebuilt from the "
+            "`<day>.json` files on disk, so it lists every day ever materialized, not only this run's."
+        ),
+    )
+    def site(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
+        built = build_site(settings)
+        context.log.info(f"site: {built.days} days of {built.repos} repositories -> {built.index}")
+        return dg.MaterializeResult(
+            metadata={
+                "days": built.days,
+                "repos": built.repos,
+                "newest_day": built.newest_day or "none",
+                "path_index": dg.MetadataValue.path(str(built.index)),
+                "path_feed": dg.MetadataValue.path(str(built.feed)),
+            }
+        )
+
+    return site
+
+
+def defs(settings: Settings) -> dg.Definitions:
+    return dg.Definitions(assets=[build_site_asset(settings)])

@@ -1,1 +1,0 @@
-"""Where a day's raw activity comes from: the embedded sample or the GitHub API."""
