@@ -1,6 +1,6 @@
 """Code says nothing about a particular project, vendor or language: those words live in the taxonomy,
-the settings and the message catalogs. A grep over the report, narrative and site code, the templates
-and the catalogs for the bundled taxonomy's names, and for language codes as literals in code."""
+the settings and the message catalogs. A grep over the report, narrative, site and delivery code, the
+templates and the catalogs for the bundled taxonomy's names, and for language codes as literals in code."""
 
 import ast
 import re
@@ -10,7 +10,7 @@ from vllm_digest.i18n import BUNDLED, available_languages
 from vllm_digest.taxonomy import load_taxonomy
 
 PACKAGE = Path(__file__).resolve().parents[1] / "vllm_digest"
-CODE_DIRS = ("report", "narrative", "site", "i18n")
+CODE_DIRS = ("report", "narrative", "site", "delivery", "i18n")
 
 
 def _files(*suffixes: str) -> list[Path]:

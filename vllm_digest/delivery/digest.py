@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from urllib.parse import urljoin
 
+from vllm_digest.i18n import Catalog
 from vllm_digest.model import SET_NAMES
 from vllm_digest.settings import RepoRef, Settings
 
@@ -26,25 +27,6 @@ from vllm_digest.settings import RepoRef, Settings
 TOP_TOPICS = 3
 TOP_CHANGES = 5
 TITLE_CHARS = 200
-
-# every word a message prints, per report language
-TEXTS = {
-    "zh": {
-        "title": "开发动态报告", "updated": "（更新）", "window": "时间窗口", "topics": "热门话题",
-        "changes": "重点变更", "read": "阅读全文", "incomplete": "⚠ 本日数据不完整",
-        "items": "项", "none": "无",
-        "counts": {"new_issues": "新 Issue", "closed_issues": "关闭 Issue", "new_prs": "新 PR",
-                   "merged_prs": "合并 PR", "closed_unmerged_prs": "关闭未合并 PR"},
-    },
-    "en": {
-        "title": "development digest", "updated": " (updated)", "window": "Window", "topics": "Top topics",
-        "changes": "Key changes", "read": "Read the report", "incomplete": "⚠ This day's data is incomplete",
-        "items": "items", "none": "none",
-        "counts": {"new_issues": "new issues", "closed_issues": "closed issues", "new_prs": "new PRs",
-                   "merged_prs": "merged PRs", "closed_unmerged_prs": "PRs closed without merge"},
-    },
-}
-
 
 class DigestInputError(ValueError):
     """A report file is missing or not what the report stage writes; the message names it."""
@@ -54,6 +36,10 @@ class DigestInputError(ValueError):
 class Topic:
     name: dict[str, str]  # language -> display name
     count: int
+
+    def label(self, lang: str) -> str:
+        """The name in ``lang``; a day rendered before ``lang`` was configured has only the others."""
+        return self.name.get(lang) or next((n for n in self.name.values() if n), "?")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,21 +70,28 @@ class DayDigest:
     html_paths: dict[str, Path]
     md_paths: dict[str, Path]
 
+    # language -> its message catalog ([delivery]): every word of ours a message prints
+    catalogs: dict[str, Catalog] = dataclasses.field(repr=False, compare=False)
+
     def header(self, lang: str, updated: bool = False) -> str:
-        t = TEXTS[lang]
-        return f"{self.display_name} {t['title']} - {self.day}" + (t["updated"] if updated else "")
+        t = self.catalogs[lang]
+        return t("delivery.header", name=self.display_name, day=self.day) + (t("delivery.updated") if updated else "")
 
     def window_line(self, lang: str) -> str:
         offset = self.start.utcoffset() or dt.timedelta(0)
         hours, rest = divmod(int(offset.total_seconds()) // 60, 60)
         label = f"UTC{'+' if offset >= dt.timedelta(0) else '-'}{abs(hours)}" + (f":{rest:02d}" if rest else "")
-        return f"{TEXTS[lang]['window']}: {self.start:%Y-%m-%d %H:%M} ~ {self.end:%Y-%m-%d %H:%M} ({label})"
+        return self.catalogs[lang]("delivery.window", start=f"{self.start:%Y-%m-%d %H:%M}",
+                                   end=f"{self.end:%Y-%m-%d %H:%M}", offset=label)
+
+    def count_label(self, lang: str, name: str) -> str:
+        return self.catalogs[lang](f"delivery.counts.{name}")
 
     def counts_line(self, lang: str) -> str:
-        return " | ".join(f"{TEXTS[lang]['counts'][k]} {self.counts[k]}" for k in SET_NAMES)
+        return " | ".join(f"{self.count_label(lang, k)} {self.counts[k]}" for k in SET_NAMES)
 
     def topic_labels(self, lang: str) -> list[str]:
-        return [f"{t.name.get(lang) or t.name.get('en') or '?'} ({t.count})" for t in self.topics]
+        return [self.catalogs[lang]("delivery.topic", name=t.label(lang), count=t.count) for t in self.topics]
 
     def content(self) -> dict:
         """Everything a message is made of, as plain data: what a channel's content hash covers."""
@@ -223,4 +216,5 @@ def read_digest(settings: Settings, repo: RepoRef, day: str) -> DayDigest:
         page_urls=urls,
         html_paths=html,
         md_paths=md,
+        catalogs={lang: settings.catalog(lang) for lang in settings.languages},
     )

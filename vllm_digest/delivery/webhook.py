@@ -19,11 +19,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from vllm_digest.delivery.digest import TEXTS, DayDigest
+from vllm_digest.delivery.digest import Change, DayDigest
+from vllm_digest.i18n import Catalog
 
 TIMEOUT_SECONDS = 30.0
-# Feishu's post message: one title and content per locale, the reader's client picks its own
-FEISHU_LOCALES = {"zh": "zh_cn", "en": "en_us"}
 JSON_FORMAT = "vllm-digest.day/1"
 SIGNATURE_HEADER = "X-Vllm-Digest-Signature"
 
@@ -55,18 +54,23 @@ def feishu_sign(timestamp: int, secret: str) -> str:
     return base64.b64encode(hmac.new(key, b"", hashlib.sha256).digest()).decode("ascii")
 
 
+def _ref(c: Change, t: Catalog) -> str:
+    """``PR #12`` / ``Issue #12``, as the report names an item."""
+    return t("item.pr" if c.kind == "pr" else "item.issue", number=c.number)
+
+
 def _feishu_post(d: DayDigest, lang: str, updated: bool) -> dict:
-    t = TEXTS[lang]
+    t = d.catalogs[lang]
     rows: list[list[dict]] = [[{"tag": "text", "text": d.window_line(lang)}], [{"tag": "text", "text": d.counts_line(lang)}]]
     if not d.complete:
-        rows.append([{"tag": "text", "text": t["incomplete"]}])
-    rows.append([{"tag": "text", "text": f"{t['topics']}: {', '.join(d.topic_labels(lang)) or t['none']}"}])
-    rows.append([{"tag": "text", "text": f"{t['changes']}:" + ("" if d.changes else f" {t['none']}")}])
+        rows.append([{"tag": "text", "text": t("delivery.incomplete")}])
+    topics = ", ".join(d.topic_labels(lang)) or t("delivery.none")
+    rows.append([{"tag": "text", "text": f"{t('delivery.topics')}: {topics}"}])
+    rows.append([{"tag": "text", "text": f"{t('delivery.changes')}:" + ("" if d.changes else f" {t('delivery.none')}")}])
     for c in d.changes:
-        rows.append([{"tag": "a", "text": f"{'PR' if c.kind == 'pr' else 'Issue'} #{c.number}", "href": c.url},
-                     {"tag": "text", "text": f" {c.title}"}])
+        rows.append([{"tag": "a", "text": _ref(c, t), "href": c.url}, {"tag": "text", "text": f" {c.title}"}])
     if lang in d.page_urls:
-        rows.append([{"tag": "a", "text": t["read"], "href": d.page_urls[lang]}])
+        rows.append([{"tag": "a", "text": t("delivery.read"), "href": d.page_urls[lang]}])
     return {"title": d.header(lang, updated), "content": rows}
 
 
@@ -75,7 +79,8 @@ def feishu_payload(d: DayDigest, languages: tuple[str, ...], updated: bool, secr
     if secret:
         body.update(timestamp=str(now), sign=feishu_sign(now, secret))
     body["msg_type"] = "post"
-    body["content"] = {"post": {FEISHU_LOCALES[lang]: _feishu_post(d, lang, updated) for lang in languages}}
+    # one title and content per locale (the catalog's delivery.feishu_locale): the reader's client picks its own
+    body["content"] = {"post": {d.catalogs[lang]("delivery.feishu_locale"): _feishu_post(d, lang, updated) for lang in languages}}
     return body
 
 
@@ -93,28 +98,27 @@ def _rich_list(title: str, items: list[list[dict]]) -> dict:
 
 
 def slack_payload(d: DayDigest, lang: str, updated: bool) -> dict:
-    t = TEXTS[lang]
+    t = d.catalogs[lang]
     header = d.header(lang, updated)
     blocks: list[dict] = [
         {"type": "header", "text": {"type": "plain_text", "text": header[:150]}},
         {"type": "context", "elements": [{"type": "plain_text", "text": d.window_line(lang)}]},
         {"type": "section", "fields": [
-            {"type": "plain_text", "text": f"{t['counts'][k]}: {v}"} for k, v in d.counts.items()
+            {"type": "plain_text", "text": f"{d.count_label(lang, k)}: {v}"} for k, v in d.counts.items()
         ]},
     ]
     if not d.complete:
-        blocks.append({"type": "section", "text": {"type": "plain_text", "text": t["incomplete"]}})
+        blocks.append({"type": "section", "text": {"type": "plain_text", "text": t("delivery.incomplete")}})
     topics = [[{"type": "text", "text": label}] for label in d.topic_labels(lang)]
-    blocks.append(_rich_list(f"{t['topics']}" + ("" if topics else f": {t['none']}"), topics))
+    blocks.append(_rich_list(t("delivery.topics") + ("" if topics else f": {t('delivery.none')}"), topics))
     changes = [
-        [{"type": "link", "url": c.url, "text": f"{'PR' if c.kind == 'pr' else 'Issue'} #{c.number}"},
-         {"type": "text", "text": f" {c.title}"}]
+        [{"type": "link", "url": c.url, "text": _ref(c, t)}, {"type": "text", "text": f" {c.title}"}]
         for c in d.changes
     ]
-    blocks.append(_rich_list(f"{t['changes']}" + ("" if changes else f": {t['none']}"), changes))
+    blocks.append(_rich_list(t("delivery.changes") + ("" if changes else f": {t('delivery.none')}"), changes))
     if lang in d.page_urls:
         blocks.append({"type": "rich_text", "elements": [{"type": "rich_text_section", "elements": [
-            {"type": "link", "url": d.page_urls[lang], "text": t["read"]}]}]})
+            {"type": "link", "url": d.page_urls[lang], "text": t("delivery.read")}]}]})
     # the notification's text, for clients that show no blocks
     return {"text": _slack_escape(f"{header}: {d.counts_line(lang)}"), "blocks": blocks}
 
@@ -131,7 +135,7 @@ def json_payload(d: DayDigest, lang: str, updated: bool, now: int) -> dict:
         "window": {"start": d.start.isoformat(), "end": d.end.isoformat(), "timezone": d.timezone},
         "complete": d.complete,
         "counts": dict(d.counts),
-        "topics": [{"name": t.name.get(lang) or t.name.get("en"), "count": t.count} for t in d.topics],
+        "topics": [{"name": t.label(lang), "count": t.count} for t in d.topics],
         "key_changes": [dataclasses.asdict(c) for c in d.changes],
         "url": d.page_urls.get(lang),
         "sent_at": now,
