@@ -6,6 +6,8 @@ import re
 import pytest
 
 from conftest import materialize, report_path
+from vllm_digest.delivery.digest import read_digest
+from vllm_digest.delivery.webhook import feishu_payload, slack_payload
 from vllm_digest.i18n import BUNDLED
 from vllm_digest.settings import SettingsError, load_settings
 
@@ -21,6 +23,8 @@ def _third_catalog(folder):
         ("title", '"development digest"', '"XX digest"'),
         ("summary", '"Daily summary"', '"XX day in short"'),
         ("key_changes", '"Key changes"', '"XX changes that matter"'),
+        ("header", '"{name} development digest - {day}"', '"{name} XX digest of {day}"'),
+        ("feishu_locale", '"en_us"', '"xx_xx"'),
     ]:
         text, n = re.subn(rf"(?m)^{key} = {re.escape(old)}", f"{key} = {new}", text, count=1)
         assert n == 1, key
@@ -49,6 +53,15 @@ def test_a_third_catalog_is_a_third_language(make_settings, tmp_path):
     summary = report_path(settings, DAY, "json").read_text(encoding="utf-8")
     assert '"xx": "This window saw ' in summary
     assert "Xish" in (settings.site_dir / "index.html").read_text(encoding="utf-8")
+    # delivery's messages speak it too: header, Feishu locale, topic names from the day's JSON
+    digest = read_digest(settings, settings.repos[0], DAY)
+    assert digest.header("xx", updated=True) == "vLLM XX digest of 2026-03-22 (updated)"
+    post = feishu_payload(digest, settings.languages, False, None, 0)["content"]["post"]
+    assert list(post) == ["zh_cn", "en_us", "xx_xx"]
+    assert post["xx_xx"]["title"] == "vLLM XX digest of 2026-03-22"
+    assert post["xx_xx"]["content"][1:] == post["en_us"]["content"][1:]
+    assert digest.topic_labels("xx") == digest.topic_labels("en") and digest.topic_labels("xx")
+    assert slack_payload(digest, "xx", False)["blocks"][1:] == slack_payload(digest, "en", False)["blocks"][1:]
 
 
 def test_the_bundled_catalogs_are_the_languages(tmp_path):
