@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from urllib.parse import urljoin
 
+from vllm_digest import day_file
 from vllm_digest.i18n import Catalog
 from vllm_digest.model import SET_NAMES
 from vllm_digest.settings import RepoRef, Settings
@@ -125,24 +126,13 @@ def page_url(settings: Settings, page: Path) -> str | None:
 
 
 def _fail(path: Path, what: str, value) -> DigestInputError:
-    return DigestInputError(f"{path}: {what} (found {value!r:.200})")
+    return day_file.fail(DigestInputError, path, what, value)
 
 
 def _text(value, limit: int = TITLE_CHARS) -> str:
     # one line of at most `limit` characters: a title can hold newlines and control characters
     text = " ".join(str(value or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _moment(path: Path, doc: dict, key: str) -> dt.datetime:
-    value = (doc.get("window") or {}).get(key)
-    try:
-        moment = dt.datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise _fail(path, f"window.{key} is not an ISO 8601 time", value) from None
-    if moment.tzinfo is None:
-        raise _fail(path, f"window.{key} has no UTC offset", value)
-    return moment
 
 
 def _topics(path: Path, doc: dict) -> tuple[Topic, ...]:
@@ -178,24 +168,9 @@ def read_digest(settings: Settings, repo: RepoRef, day: str) -> DayDigest:
     folder = report_folder(settings, repo)
     path = folder / f"{day}.json"
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = day_file.load(path, day, repo, DigestInputError)
     except FileNotFoundError:
         raise DigestInputError(f"{path}: no report for {repo.full_name} {day}: materialize its daily_report first") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DigestInputError(f"{path}: not a readable JSON day summary: {exc}") from None
-    if not isinstance(doc, dict):
-        raise _fail(path, "not a JSON object", type(doc).__name__)
-    if doc.get("day") != day:
-        raise _fail(path, f"day is not {day}", doc.get("day"))
-    if doc.get("repo") != repo.full_name:
-        raise _fail(path, f"repo is not {repo.full_name}", doc.get("repo"))
-    counts = doc.get("counts")
-    if not isinstance(counts, dict):
-        raise _fail(path, "counts is not an object", counts)
-    for name in SET_NAMES:
-        value = counts.get(name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise _fail(path, f"counts.{name} is not a count", value)
     html = {lang: folder / f"{day}.{lang}.html" for lang in settings.languages}
     md = {lang: folder / f"{day}.{lang}.md" for lang in settings.languages}
     for page in (*html.values(), *md.values()):
@@ -206,11 +181,11 @@ def read_digest(settings: Settings, repo: RepoRef, day: str) -> DayDigest:
         repo=repo.full_name,
         display_name=settings.display_name(repo),
         day=day,
-        start=_moment(path, doc, "start"),
-        end=_moment(path, doc, "end"),
+        start=day_file.window_moment(path, doc, "start", DigestInputError),
+        end=day_file.window_moment(path, doc, "end", DigestInputError),
         timezone=str((doc.get("window") or {}).get("timezone") or settings.timezone),
-        complete=bool((doc.get("fetch") or {}).get("complete", True)),
-        counts={name: counts[name] for name in SET_NAMES},
+        complete=day_file.complete(doc),
+        counts=day_file.counts(path, doc, DigestInputError),
         topics=_topics(path, doc),
         changes=_changes(path, doc, settings, repo),
         page_urls=urls,

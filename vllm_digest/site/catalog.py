@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 import re
 from pathlib import Path
 
-from vllm_digest.model import SET_NAMES
+from vllm_digest import day_file
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.render import report_dir
 from vllm_digest.settings import RepoRef, Settings
@@ -49,29 +48,7 @@ class ReportDay:
 
 
 def _fail(path: Path, what: str, value) -> SiteInputError:
-    return SiteInputError(f"{path}: {what} (found {value!r:.200})")
-
-
-def _moment(path: Path, doc: dict, key: str) -> dt.datetime:
-    value = (doc.get("window") or {}).get(key)
-    try:
-        moment = dt.datetime.fromisoformat(value)
-    except (TypeError, ValueError):
-        raise _fail(path, f"window.{key} is not an ISO 8601 time", value) from None
-    if moment.tzinfo is None:
-        raise _fail(path, f"window.{key} has no UTC offset", value)
-    return moment
-
-
-def _counts(path: Path, doc: dict) -> dict[str, int]:
-    counts = doc.get("counts")
-    if not isinstance(counts, dict):
-        raise _fail(path, "counts is not an object", counts)
-    for name in SET_NAMES:
-        value = counts.get(name)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise _fail(path, f"counts.{name} is not a count", value)
-    return {name: counts[name] for name in SET_NAMES}
+    return day_file.fail(SiteInputError, path, what, value)
 
 
 def _hot(path: Path, doc: dict) -> tuple[HotItem, ...]:
@@ -89,17 +66,11 @@ def _hot(path: Path, doc: dict) -> tuple[HotItem, ...]:
 
 def read_day(path: Path, repo: RepoRef, languages: tuple[str, ...]) -> ReportDay:
     """One ``<day>.json``, checked against its name and repo; pages and summaries in ``languages``."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise SiteInputError(f"{path}: not a readable JSON day summary: {exc}") from None
-    if not isinstance(doc, dict):
-        raise _fail(path, "not a JSON object", type(doc).__name__)
     day = path.name.removesuffix(".json")
-    if doc.get("day") != day:
-        raise _fail(path, f"day does not match the file name {day}", doc.get("day"))
-    if doc.get("repo") != repo.full_name:
-        raise _fail(path, f"repo is not {repo.full_name}", doc.get("repo"))
+    try:
+        doc = day_file.load(path, day, repo, SiteInputError)
+    except FileNotFoundError as exc:
+        raise SiteInputError(f"{path}: not a readable JSON day summary: {exc}") from None
     summary = doc.get("summary") or {}
     if not isinstance(summary, dict):
         raise _fail(path, "summary is not an object", summary)
@@ -109,10 +80,10 @@ def read_day(path: Path, repo: RepoRef, languages: tuple[str, ...]) -> ReportDay
     return ReportDay(
         repo=repo,
         day=day,
-        start=_moment(path, doc, "start"),
-        end=_moment(path, doc, "end"),
-        counts=_counts(path, doc),
-        complete=bool((doc.get("fetch") or {}).get("complete", True)),
+        start=day_file.window_moment(path, doc, "start", SiteInputError),
+        end=day_file.window_moment(path, doc, "end", SiteInputError),
+        counts=day_file.counts(path, doc, SiteInputError),
+        complete=day_file.complete(doc),
         summary={lang: plain_inline(str(text), 2000) for lang, text in summary.items() if lang in languages},
         hot=_hot(path, doc),
         pages=pages,
