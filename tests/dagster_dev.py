@@ -229,6 +229,10 @@ class DagsterDev:
 
     def run_backfill(self, keys: list[tuple[str, ...]], first: str, last: str,
                      timeout: float = BACKFILL_TIMEOUT_S, shape: str = "ui") -> Backfill:
+        """``launch_backfill``, then wait until the daemon finishes it."""
+        return self.wait_for_backfill(self.launch_backfill(keys, first, last, shape), timeout)
+
+    def launch_backfill(self, keys: list[tuple[str, ...]], first: str, last: str, shape: str = "ui") -> str:
         """Launch a backfill of ``keys`` over the days first..last through launchPartitionBackfill, in one
         of the three request shapes the UI sends, and wait until the daemon finishes it:
 
@@ -237,6 +241,9 @@ class DagsterDev:
         - ``"by_assets"``: ``partitionsByAssets``, one partition range per partitioned key;
         - ``"partition_set"``: a partition-set backfill of the job whose assets ``keys`` are, as the job's
           *Partitions* page sends it (``keys`` must then be ``[("job", <job name>)]``).
+
+        Returns the backfill's id. The daemon looks at backfills every 30 s, so tests that launch
+        several independent ones at once and then wait for each pay that latency once.
         """
         days = self.partition_keys_between(first, last)
         if shape == "ui":
@@ -264,7 +271,7 @@ class DagsterDev:
         )["launchPartitionBackfill"]
         if launched["__typename"] != "LaunchBackfillSuccess":
             raise self.fail(f"launchPartitionBackfill ({shape}) refused: {launched}")
-        return self.wait_for_backfill(launched["backfillId"], timeout)
+        return launched["backfillId"]
 
     def partition_keys_between(self, first: str, last: str) -> list[str]:
         """The daily partition keys first..last, as the UI's range picker lists them (keys are YYYY-MM-DD)."""

@@ -195,44 +195,46 @@ def test_lineage_materialize_all_is_one_run_and_writes_three_reports(server):
     assert not report_path(settings, "2026-03-19", "json").exists()
 
 
-def test_one_asset_from_its_own_page_is_one_run_of_that_table(server):
-    """An asset's page (or a Catalog selection of one table) sends just its key: the layer's step
-    rebuilds that table alone, reading the others as the warehouse holds them."""
+def test_asset_page_catalog_group_and_job_partitions_backfills_are_one_run_each(server):
+    """Three more ways the UI starts a backfill, launched together (the daemon's 30 s loop is then
+    paid once) over days the Lineage test built:
+
+    - an asset's own page (or a Catalog selection of one table) sends just its key: the layer's
+      step rebuilds that table alone, reading the others as the warehouse holds them;
+    - a Catalog multi-select of the analytics group: every table of it;
+    - *Jobs* -> daily_digest -> *Partitions* -> *Materialize*: a partition-set backfill of the job.
+    """
     dev = server.dev
+    days = ["2026-03-21", "2026-03-22"]
     key = (*PREFIX, "mart_key_changes")
-    backfill = dev.run_backfill([key], "2026-03-21", "2026-03-22", shape="ui")
-    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
-    [run] = backfill.runs
-    assert [tuple(a["path"]) for a in run["assetSelection"]] == [key]
-    assert sorted(m["partition"] for m in dev.materializations_in(key, backfill)) == ["2026-03-21", "2026-03-22"]
-    assert dev.materializations_in((*PREFIX, "mart_item_topics"), backfill) == []
-
-
-def test_catalog_selection_of_a_group_is_one_run(server):
-    """A Catalog multi-select of the analytics group: every table of it, one run."""
-    dev = server.dev
-    nodes = dev.asset_nodes()
-    group = sorted(k for k, n in nodes.items() if n["groupName"] == "analytics")
+    group = sorted(k for k, n in dev.asset_nodes().items() if n["groupName"] == "analytics")
     assert len(group) == 12
-    backfill = dev.run_backfill(group, "2026-03-21", "2026-03-22", shape="ui")
-    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
-    [run] = backfill.runs
+    launched = {
+        "asset": dev.launch_backfill([key], days[0], days[-1], shape="ui"),
+        "group": dev.launch_backfill(group, days[0], days[-1], shape="ui"),
+        "job": dev.launch_backfill([("job", "daily_digest")], days[0], days[-1], shape="partition_set"),
+    }
+    done = {name: dev.wait_for_backfill(backfill_id) for name, backfill_id in launched.items()}
+    for name, backfill in done.items():
+        assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"{name} backfill ended {backfill.status}")
+        [run] = backfill.runs
+        assert run["status"] == "SUCCESS", name
+
+    [run] = done["asset"].runs
+    assert [tuple(a["path"]) for a in run["assetSelection"]] == [key]
+    assert sorted(m["partition"] for m in dev.materializations_in(key, done["asset"])) == days
+    assert dev.materializations_in((*PREFIX, "mart_item_topics"), done["asset"]) == []
+
+    [run] = done["group"].runs
     assert sorted(tuple(a["path"]) for a in run["assetSelection"]) == group
-    for key in group:
-        assert sorted(m["partition"] for m in dev.materializations_in(key, backfill)) == ["2026-03-21", "2026-03-22"]
+    for k in group:
+        assert sorted(m["partition"] for m in dev.materializations_in(k, done["group"])) == days
 
-
-def test_job_partitions_page_backfill_is_one_run(server):
-    """*Jobs* -> daily_digest -> *Partitions* -> *Materialize*: a partition-set backfill of the job."""
-    dev = server.dev
-    backfill = dev.run_backfill([("job", "daily_digest")], "2026-03-21", "2026-03-22", shape="partition_set")
-    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
     # a job backfill's run selects the job, not asset keys; the single-run policy makes the range one run
-    [run] = backfill.runs
-    assert run["status"] == "SUCCESS"
+    [run] = done["job"].runs
     tags = {t["key"]: t["value"] for t in run["tags"]}
-    assert (tags[RANGE_START_TAG], tags[RANGE_END_TAG]) == ("2026-03-21", "2026-03-22")
-    assert sorted(m["partition"] for m in dev.materializations_in(REPORT, backfill)) == ["2026-03-21", "2026-03-22"]
+    assert (tags[RANGE_START_TAG], tags[RANGE_END_TAG]) == (days[0], days[-1])
+    assert sorted(m["partition"] for m in dev.materializations_in(REPORT, done["job"])) == days
 
 
 def test_backfill_with_the_site_rebuilds_the_index_once_after_the_reports(server):
