@@ -272,3 +272,17 @@ def test_a_failed_rebuild_leaves_the_previous_rows(built):
     with pytest.raises(RuntimeError, match="injected"):
         build_analytics(con, REPO, ws, load_taxonomy(), before_insert=boom)
     assert table_hash(con, "mart_item_topics") == before
+
+
+def test_analytics_without_the_days_rules_names_the_days_and_the_rules_asset(tmp_path):
+    """The marts match a day with the rules stored for it; a day whose rules were never bound is
+    refused before anything is deleted, naming the day and what to materialize."""
+    con = base_warehouse(tmp_path, [SEED_DAY])
+    _, ws = windows(tmp_path, [SEED_DAY])
+    try:
+        with pytest.raises(RuntimeError, match=f"ref_taxonomy_rules holds no rules for {REPO.full_name} on {SEED_DAY}"):
+            build_analytics(con, REPO, ws, load_taxonomy())
+        build_taxonomy_rules(con, REPO, ws, load_taxonomy())
+        assert build_analytics(con, REPO, ws, load_taxonomy())[SEED_DAY]["mart_item_topics"] > 0
+    finally:
+        con.close()

@@ -115,3 +115,26 @@ def test_adding_a_topic_changes_the_marts_without_code(tmp_path):
         assert con.execute("SELECT DISTINCT taxonomy_version FROM ref_taxonomy_rules").fetchall() == [(2,)]
     finally:
         con.close()
+
+
+def test_the_fingerprint_follows_the_rules_not_the_path(tmp_path):
+    """The rules asset's code version: a copy elsewhere is the same version, an edited rule is not,
+    and the definitions carry it on ref_taxonomy_rules so the UI marks a changed taxonomy."""
+    from vllm_digest.definitions import build_definitions
+
+    base = load_taxonomy()
+    copy = tmp_path / "copy.toml"
+    copy.write_text(DEFAULT_TAXONOMY.read_text(encoding="utf-8"), encoding="utf-8")
+    assert load_taxonomy(copy).fingerprint == base.fingerprint
+    edited = tmp_path / "edited.toml"
+    edited.write_text(DEFAULT_TAXONOMY.read_text(encoding="utf-8")
+                      + '\n[[topic]]\nid = "dllm"\nzh = "扩散"\nen = "Diffusion"\nkeywords = ["dllm"]\n', encoding="utf-8")
+    assert load_taxonomy(edited).fingerprint != base.fingerprint
+
+    config = tmp_path / "vllm_digest.toml"
+    config.write_text("# empty\n", encoding="utf-8")
+    settings = load_settings({"VLLM_DIGEST_CONFIG": str(config), "VLLM_DIGEST_TAXONOMY": str(edited),
+                              "VLLM_DIGEST_HOME": str(tmp_path / "home")})
+    graph = build_definitions(settings).resolve_asset_graph()
+    rules = next(k for k in graph.get_all_asset_keys() if k.path[-1] == "ref_taxonomy_rules")
+    assert graph.get(rules).code_version == load_taxonomy(edited).fingerprint

@@ -100,7 +100,7 @@ def build_taxonomy_rules(
     """Replace the days' ``ref_taxonomy_rules`` with ``taxonomy``'s rules, in one transaction."""
     if not windows:
         return {}
-    return _replace(con, REF_MODELS, repo, windows, taxonomy, before_insert)
+    return _replace(con, REF_MODELS, analytics_params(repo, windows, taxonomy), taxonomy, windows, before_insert)
 
 
 def build_analytics(
@@ -127,7 +127,7 @@ def build_analytics(
     if unknown:
         raise ValueError(f"not analytics models: {sorted(unknown)}")
     ordered = [m for m in ANALYTICS_MODELS if m in models]
-    return _replace(con, ordered, repo, windows, taxonomy, before_insert)
+    return _replace(con, ordered, params, taxonomy, windows, before_insert)
 
 
 def _require_rules(con: duckdb.DuckDBPyConnection, params: dict) -> None:
@@ -147,13 +147,13 @@ def _require_rules(con: duckdb.DuckDBPyConnection, params: dict) -> None:
 def _replace(
     con: duckdb.DuckDBPyConnection,
     models: Sequence[str],
-    repo: RepoRef | str,
-    windows: Sequence[DayWindow],
+    params: dict,
     taxonomy: Taxonomy,
+    windows: Sequence[DayWindow],
     before_insert: Callable[[str], None] | None,
 ) -> dict[str, dict[str, int]]:
-    """Delete-then-insert ``models`` for every day of ``windows`` in one transaction; day -> model -> rows."""
-    params = analytics_params(repo, windows, taxonomy)
+    """Delete-then-insert ``models`` for every day of ``windows`` in one transaction (``params`` are
+    ``analytics_params`` of those days); day -> model -> rows."""
     rules = _text_rules(taxonomy)
 
     def text_hits(con: duckdb.DuckDBPyConnection, model: str, values: dict) -> None:
