@@ -5,6 +5,13 @@
 -- body > author). Theme: the first theme in file order whose tag, label or title regex matches (the body is
 -- left out because words like "fix" or "test" are everywhere in bodies); otherwise the default theme.
 -- is_vendor_employee: the author login matches an employee_authors pattern or is in employee_logins.
+-- Junk (int_item_junk: fork syncs, empty titles, PRs closed by their author within minutes) is left out.
+-- demoted: why an item is kept off the focus section's list (null = listed; the section counts the rest in
+-- one line), because the vendor area is not its subject or it carries no news:
+--   label_spam       its only evidence is a label, among 3 or more labels (mass-labelled PRs)
+--   body_mention     its only evidence is the body (an environment dump or a passing mention)
+--   stale            labelled stale (closed or kept alive by the stale bot, not by news)
+--   closed_unmerged  a PR closed without merging, not opened in this window
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),
@@ -19,6 +26,8 @@ text_hits AS (
 items AS (
     SELECT day, number, kind, title, author_login, labels
     FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
+      AND (day, number) NOT IN (SELECT (day, number) FROM int_item_junk
+                                WHERE repo = $repo AND day IN (SELECT day FROM days))
 ),
 features AS (
     SELECT * FROM int_item_features WHERE repo = $repo AND day IN (SELECT day FROM days)
@@ -95,7 +104,15 @@ SELECT $repo AS repo, m.day, m.focus_id, f.vendor, m.number, i.kind, i.title,
        coalesce(t.theme_id, d.theme_id) AS theme_id, tn.name_zh AS theme_zh, tn.name_en AS theme_en,
        coalesce(t.theme_rule, CASE WHEN d.theme_id IS NOT NULL THEN 'default' END) AS theme_rule,
        e.employee_rule IS NOT NULL AS is_vendor_employee, e.employee_rule,
-       h.hotness, f.taxonomy_version
+       h.hotness, f.taxonomy_version,
+       CASE WHEN list_bool_and(list_transform(m.matched_rules, lambda r: starts_with(r, 'label:')))
+                 AND len(coalesce(i.labels, [])) >= 3 THEN 'label_spam'
+            WHEN list_bool_and(list_transform(m.matched_rules, lambda r: starts_with(r, 'body:')))
+                 THEN 'body_mention'
+            WHEN list_contains(list_transform(coalesce(i.labels, []), lambda l: lower(l)), 'stale') THEN 'stale'
+            WHEN list_contains(coalesce(s.sets, []), 'closed_unmerged_prs')
+                 AND NOT list_contains(coalesce(s.sets, []), 'new_prs') THEN 'closed_unmerged'
+       END AS demoted
 FROM members AS m
 JOIN items AS i ON i.day = m.day AND i.number = m.number
 JOIN focus_names AS f ON f.day = m.day AND f.focus_id = m.focus_id

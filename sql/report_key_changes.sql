@@ -1,5 +1,6 @@
--- report_key_changes: each day's first $ranked_limit key changes in mart_key_changes' order.
-SELECT day, number, change_status, topics FROM mart_key_changes
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
-QUALIFY row_number() OVER (PARTITION BY day ORDER BY key_rank, number DESC) <= $ranked_limit
+-- report_key_changes: each day's key changes the fitted model selected (mart_key_changes.selected), in rank order,
+-- with the score's parts that explain the choice.
+SELECT day, number, change_status, topics, score_parts, key_score AS score, key_probability AS probability
+FROM mart_key_changes
+WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND selected
 ORDER BY day, key_rank, number DESC

@@ -1,5 +1,6 @@
--- report_notable: each day's first $ranked_limit issues to watch in mart_notable_issues' order.
-SELECT day, number, topics, risk_topics FROM mart_notable_issues
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
-QUALIFY row_number() OVER (PARTITION BY day ORDER BY notable_rank, number DESC) <= $ranked_limit
+-- report_notable: each day's items to watch the fitted model selected (mart_notable_issues.selected), in rank
+-- order, with the score's parts that explain the choice.
+SELECT day, number, topics, risk_topics, score_parts, notable_score AS score, notable_probability AS probability
+FROM mart_notable_issues
+WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND selected
 ORDER BY day, notable_rank, number DESC

@@ -155,8 +155,11 @@ CREATE TABLE IF NOT EXISTS mart_focus_items (
     is_vendor_employee BOOLEAN,         -- whether the author is tagged a vendor employee
     employee_rule VARCHAR,              -- the login or author pattern that tagged the author (null if not tagged)
     hotness DOUBLE,                     -- the item's hotness (mart_item_hotness)
-    taxonomy_version INTEGER            -- the taxonomy version that matched
+    taxonomy_version INTEGER,           -- the taxonomy version that matched
+    demoted VARCHAR                     -- why it is kept off the focus list (null = listed): label_spam (only a
+                                        -- label, among many), body_mention (only the body), stale or closed_unmerged
 );
+ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS demoted VARCHAR;
 
 -- mart_activity_daily: one row per day of contributor, review, merge, response and bot metrics.
 CREATE TABLE IF NOT EXISTS mart_activity_daily (
@@ -222,7 +225,7 @@ CREATE TABLE IF NOT EXISTS mart_topic_daily (
 -- a warehouse created before baseline_window gets it here (its old rows hold NULL until rebuilt)
 ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_window INTEGER;
 
--- mart_key_changes: PRs merged (and PRs opened) in the window, ranked by a documented score.
+-- mart_key_changes: PRs merged (and PRs opened) in the window, scored by the fitted selection model.
 CREATE TABLE IF NOT EXISTS mart_key_changes (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
@@ -236,22 +239,34 @@ CREATE TABLE IF NOT EXISTS mart_key_changes (
     size_lines INTEGER,                 -- additions + deletions (0 when unknown)
     size_known BOOLEAN,                 -- whether the PR's size was fetched
     draft BOOLEAN,                      -- a draft (flag, or a [Draft] / [WIP] title tag)
+    typo_sized BOOLEAN,                 -- a known size of at most 4 lines, or a typo title: never ranked first
     hotness DOUBLE,                     -- its hotness (mart_item_hotness)
-    merged_points DOUBLE,               -- 6 if merged in the window
-    significance_points DOUBLE,         -- 3 if a title tag marks a substantive change (core, kernel, perf, ...)
-    breadth_points DOUBLE,              -- 1 per topic outside the process group, at most 3
-    rising_points DOUBLE,               -- 3 if one of its topics is rising today
-    size_points DOUBLE,                 -- 1.5 * ln(1 + size_lines) when the size is known
-    penalty_points DOUBLE,              -- -6 if a draft; -4 if it has no topic outside the process group
-    key_score DOUBLE,                   -- hotness plus all the points
-    key_rank INTEGER                    -- 1 = the day's most important; ties go to the newer PR
+    score_parts STRUCT(feature VARCHAR, value DOUBLE, weight DOUBLE, points DOUBLE)[],
+                                        -- why: each feature of int_selection_features with a non-zero weight,
+                                        -- its value, its fitted weight and points = weight * value, largest first
+    key_score DOUBLE,                   -- the log-odds: the fitted bias plus the points of score_parts
+    key_probability DOUBLE,             -- 1 / (1 + exp(-key_score)): the model's chance the editor picks it
+    key_rank INTEGER,                   -- 1 = the day's most important; typo-sized PRs last; ties to the newer PR
+    selected BOOLEAN                    -- among the fitted number of key changes the report cites
 );
+-- a warehouse written before the fitted model keeps its hand-set point columns until dropped here
+ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS merged_points;
+ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS significance_points;
+ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS breadth_points;
+ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS rising_points;
+ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS size_points;
+ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS penalty_points;
+ALTER TABLE mart_key_changes ADD COLUMN IF NOT EXISTS typo_sized BOOLEAN;
+ALTER TABLE mart_key_changes ADD COLUMN IF NOT EXISTS
+    score_parts STRUCT(feature VARCHAR, value DOUBLE, weight DOUBLE, points DOUBLE)[];
+ALTER TABLE mart_key_changes ADD COLUMN IF NOT EXISTS key_probability DOUBLE;
+ALTER TABLE mart_key_changes ADD COLUMN IF NOT EXISTS selected BOOLEAN;
 
--- mart_notable_issues: open issues and RFCs of the window, ranked by a documented score.
+-- mart_notable_issues: the day's listed issues and PRs worth watching, scored by the fitted selection model.
 CREATE TABLE IF NOT EXISTS mart_notable_issues (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
-    number INTEGER NOT NULL,            -- the issue (or RFC PR) number
+    number INTEGER NOT NULL,            -- the issue or PR number
     kind VARCHAR,                       -- issue or pr
     title VARCHAR,                      -- the title
     author_login VARCHAR,               -- the author's login (null when the payload has no user)
@@ -263,14 +278,41 @@ CREATE TABLE IF NOT EXISTS mart_notable_issues (
     rising_topics VARCHAR[],            -- its topics that are rising today
     linked_prs INTEGER[],               -- PRs linked to it (int_item_links)
     hotness DOUBLE,                     -- its hotness (mart_item_hotness)
-    rfc_points DOUBLE,                  -- 5 if an RFC
-    open_points DOUBLE,                 -- 2 if open at the window's end
-    bug_points DOUBLE,                  -- 2 if labelled or tagged bug
-    risk_points DOUBLE,                 -- 3 if it has a risk topic
-    link_points DOUBLE,                 -- 2 if a PR is linked to it
-    rising_points DOUBLE,               -- 2 if one of its topics is rising today
-    notable_score DOUBLE,               -- hotness plus all the points
-    notable_rank INTEGER                -- 1 = the day's most notable; ties go to the newer item
+    score_parts STRUCT(feature VARCHAR, value DOUBLE, weight DOUBLE, points DOUBLE)[],
+                                        -- why: each feature with a non-zero weight, its value, weight and points
+    notable_score DOUBLE,               -- the log-odds: the fitted bias plus the points of score_parts
+    notable_probability DOUBLE,         -- 1 / (1 + exp(-notable_score))
+    notable_rank INTEGER,               -- 1 = the day's most notable; ties go to the newer item
+    selected BOOLEAN                    -- among the fitted number of notable items the report cites
+);
+ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS rfc_points;
+ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS open_points;
+ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS bug_points;
+ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS risk_points;
+ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS link_points;
+ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS rising_points;
+ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS
+    score_parts STRUCT(feature VARCHAR, value DOUBLE, weight DOUBLE, points DOUBLE)[];
+ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS notable_probability DOUBLE;
+ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS selected BOOLEAN;
+
+-- int_item_junk: the day's items with no news (fork syncs, empty titles, PRs closed within minutes by their
+-- author), which the focus, key-change, notable and discussion sections leave out.
+CREATE TABLE IF NOT EXISTS int_item_junk (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the issue or PR number
+    reason VARCHAR NOT NULL,            -- fork_sync, empty_title or quick_close
+    evidence VARCHAR                    -- what showed it: the title, or the minutes open and who closed it
+);
+
+-- int_selection_features: the explainable features the selection models weigh, one row per item and feature.
+CREATE TABLE IF NOT EXISTS int_selection_features (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- an item of the day's five lists
+    feature VARCHAR NOT NULL,           -- the feature's name (see sql/int_selection_features.sql for each)
+    value DOUBLE NOT NULL               -- its value: 1 for a flag, a log count or size otherwise (0 is not stored)
 );
 
 -- int_item_topic_sets: each item's topics, risk topics and rising topics of the day, as lists.

@@ -25,6 +25,7 @@ from bench.editorial import (
 )
 from bench.editorial_parse import SECTIONS, cited_numbers, section_citations, split_sections
 from conftest import ROOT, SHIPPED_SAMPLE, materialize, settings_at
+from vllm_digest.taxonomy.selection import load_selection_weights
 
 GOLDEN = ROOT / "tests" / "golden"
 REPO = "vllm-project/vllm"
@@ -33,16 +34,16 @@ REPO = "vllm-project/vllm"
 def test_sections_of_the_golden_zh_report():
     cited = section_citations((GOLDEN / "2026-03-22.zh.md").read_text(encoding="utf-8"), REPO)
     assert cited["discussions"] == {26897, 36155, 29138}
-    assert cited["key_changes"] == {37779, 37830, 37818, 37798, 36097}
-    assert cited["notable"] == {36155, 37823, 37804, 37801, 37842}
-    # the fork sync and the "yes" PR are in the focus section; a key change that is not AMD is not
-    assert {37807, 37791, 37781, 30030} <= cited["focus"] and 37779 not in cited["focus"]
+    assert cited["key_changes"] == {35162, 36097, 37830, 37800, 37811, 37818}
+    assert cited["notable"] == {36155, 37823, 37804, 37836, 37839, 37832, 37828, 37837}
+    # the fork sync and the "yes" PR are junk, the mass-labelled PRs demoted: none is in the focus section
+    assert not {37807, 37791, 37781, 30030} & cited["focus"] and {37800, 37780} <= cited["focus"]
     # "in #35042" inside a title is a reference too
     assert 35042 in cited["focus"]
     assert {37825, 37823, 37843} <= cited["topics"] and 26897 not in cited["topics"]
-    # #37839 is listed in the appendix only: 📋 and 📈 are not sections, and end the ones before them
-    assert all(37839 not in numbers for numbers in cited.values())
-    assert len(cited["topics"]) == 26 and len(cited["focus"]) == 19
+    # #28804 is listed in the appendix only: 📋 and 📈 are not sections, and end the ones before them
+    assert all(28804 not in numbers for numbers in cited.values())
+    assert len(cited["topics"]) == 26 and len(cited["focus"]) == 12  # 11 listed items and #35042 in a title
 
 
 def test_en_report_cites_the_same_items_as_zh():
@@ -175,7 +176,7 @@ def test_pipeline_run_never_opens_selections(materialized_day):
 def test_eval_command_on_a_materialized_day(materialized_day, tmp_path):
     base, _ = materialized_day
     picks = {k: [] for k in SECTIONS}
-    # the golden's key changes are #37779, #37830, #37818, #37798, #36097; its notable issues include #37823
+    # the golden's key changes include #37830 (not #37825); its notable issues include #37823
     picks["key_changes"] = [37830, 37825]
     picks["notable"] = [37823]
     selections = tmp_path / "picks.json"
@@ -185,9 +186,11 @@ def test_eval_command_on_a_materialized_day(materialized_day, tmp_path):
     assert main(["--home", str(base / "home"), "--reuse", "--selections", str(selections), "--out", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
     report = text.split("## report:")[1].split("## all:")[0]
-    # picks 2, hits 1, recall 50%, mean 50% over 1 day, our 5 cited key changes are all in the day's lists
-    assert "| 🛠️ key changes | 2 | 1 | 50% | 50% (1) | 5 | 2.50× |" in report
-    assert "| 💡 notable | 1 | 1 | 100% | 100% (1) | 5 | 5.00× |" in report
+    # picks 2, hits 1, recall 50%, mean 50% over 1 day; our cited key changes (as many as the fitted
+    # weights' limit) are all in the day's lists
+    key, notable = (load_selection_weights().models[s].limit for s in ("key_changes", "notable"))
+    assert f"| 🛠️ key changes | 2 | 1 | 50% | 50% (1) | {key} | {key / 2:.2f}× |" in report
+    assert f"| 💡 notable | 1 | 1 | 100% | 100% (1) | {notable} | {notable:.2f}× |" in report
     assert "| all five, pooled | 3 | 2 | 67% | 67% (1) |" in report
     assert "## fit: 2026-03-01 … 2026-03-14 (0 days)" in text
     assert "cite different items" not in text

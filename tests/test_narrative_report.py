@@ -252,10 +252,10 @@ def test_a_backfill_narrates_each_day_once(tmp_path, instance, key_in_environmen
 # --- faults: ungrounded replies, a 500, a timeout -----------------------------------------------
 
 INVENTED_REF = "1.  **PR #99999**\n    *   **技术解读**：新的调度器。\n    *   **影响**：更快。"
-# 37779 is the first key change of the sample day; 987654 is in no fact
-INVENTED_COUNT = "1.  **PR #37779**\n    *   **技术解读**：改动涉及 987654 个文件。\n    *   **影响**：更快。"
+# 35162 is the first key change of the sample day; 987654 is in no fact
+INVENTED_COUNT = "1.  **PR #35162**\n    *   **技术解读**：改动涉及 987654 个文件。\n    *   **影响**：更快。"
 NO_CONCLUSION = "1.  **Issue #26897**\n    *   **核心议题**：工具调用失败。\n    *   **观点与争议**：并行方式有影响。"
-NO_SUMMARY_LINE = "AMD 相关：#37781。"
+NO_SUMMARY_LINE = "AMD 相关：#37780。"
 # grounded, and text the validator has no reason to refuse, but markup-like in HTML
 ANGLE_BRACKETS = "1.  **解析器**：`<tool_call>` 与 <tool_call> & <parameter=x> 的解析，见 #37843。"
 

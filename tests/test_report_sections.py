@@ -5,6 +5,7 @@ import re
 import duckdb
 
 from conftest import materialize, report_path
+from vllm_digest.taxonomy.selection import load_selection_weights
 
 REF = re.compile(r"\[(?:PR|Issue) #(\d+)\]")
 
@@ -26,12 +27,14 @@ def test_sections_follow_the_marts(make_settings):
 
     with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
         ranked = [n for (n,) in con.execute(
-            "SELECT number FROM mart_key_changes WHERE day = DATE '2026-03-22' ORDER BY key_rank, number DESC LIMIT 5"
+            "SELECT number FROM mart_key_changes WHERE day = DATE '2026-03-22' AND selected ORDER BY key_rank"
         ).fetchall()]
+        limit = con.execute("SELECT count(*) FROM mart_key_changes WHERE day = DATE '2026-03-22'").fetchone()[0]
         top_topic = con.execute(
             "SELECT topic_zh FROM mart_topic_daily WHERE day = DATE '2026-03-22' ORDER BY items DESC, topic_id LIMIT 1"
         ).fetchone()[0]
-    assert len(ranked) == 5  # the day has more than five PRs to rank: an empty mart must not pass
+    # the day has more PRs to rank than the fitted section length: an empty mart must not pass
+    assert len(ranked) == load_selection_weights().models["key_changes"].limit < limit
     assert [int(n) for n in REF.findall(_section(text, "### 🛠️"))] == ranked
     topics = _section(text, "### 🔥")
     assert f"**{top_topic} " in topics

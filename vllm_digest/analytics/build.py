@@ -27,6 +27,7 @@ import duckdb
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
 from vllm_digest.taxonomy import Taxonomy
+from vllm_digest.taxonomy.selection import SelectionWeights, load_selection_weights
 from vllm_digest.warehouse.sql_files import bind, read_sql, suffix_parameters
 from vllm_digest.warehouse.writes import replace_partitions
 
@@ -37,6 +38,7 @@ REF_MODELS = ("ref_taxonomy_rules",)
 ANALYTICS_MODELS = (
     "int_text_hits",
     "int_item_links",
+    "int_item_junk",
     "int_item_features",
     "mart_item_topics",
     "mart_item_hotness",
@@ -44,6 +46,7 @@ ANALYTICS_MODELS = (
     "mart_activity_daily",
     "mart_topic_daily",
     "int_item_topic_sets",
+    "int_selection_features",
     "mart_key_changes",
     "mart_notable_issues",
 )
@@ -57,7 +60,10 @@ _TEXT_FIELDS = {("topic", "text"): ["title", "body"], ("focus", "text"): ["title
                 ("focus", "employee_author"): ["author"]}
 
 
-def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy: Taxonomy) -> dict:
+def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy: Taxonomy,
+                     weights: SelectionWeights | None = None) -> dict:
+    """The marts' parameters: the days and windows, the taxonomy's rules and the selection models' fitted
+    weights (``weights``, by default the packaged selection_weights.json)."""
     ordered = sorted(windows, key=lambda w: w.day)
     return {
         "repo": repo.full_name if isinstance(repo, RepoRef) else repo,
@@ -65,6 +71,7 @@ def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy
         "window_starts": [w.start for w in ordered],
         "window_ends": [w.end for w in ordered],
         **taxonomy.params(),
+        **(weights or load_selection_weights()).params(),
     }
 
 
@@ -110,17 +117,19 @@ def build_analytics(
     taxonomy: Taxonomy,
     before_insert: Callable[[str], None] | None = None,
     models: Sequence[str] = ANALYTICS_MODELS,
+    weights: SelectionWeights | None = None,
 ) -> dict[str, dict[str, int]]:
     """Rebuild the analytics marts ``models`` (all by default, kept in ``ANALYTICS_MODELS``' order)
     of ``windows`` (any order) in one transaction; the others are read as the warehouse holds them.
 
     Returns day -> model -> rows written. ``before_insert`` runs between a model's
     delete and its insert (tests use it to inject failures). Each day's rules must
-    already be in ``ref_taxonomy_rules``.
+    already be in ``ref_taxonomy_rules``. ``weights``: the selection models' fitted weights (default: the
+    packaged selection_weights.json).
     """
     if not windows:
         return {}
-    params = analytics_params(repo, windows, taxonomy)
+    params = analytics_params(repo, windows, taxonomy, weights)
     if params["rule_scope"]:
         _require_rules(con, params)
     unknown = set(models) - set(ANALYTICS_MODELS)

@@ -145,9 +145,18 @@ def topics_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dic
     return _pack(report, topics=[_topic(t, _names(report)) for t in topics], items=_topic_members(data, topics))
 
 
+def selection(item: dict) -> dict:
+    """Why the fitted selection model chose an item, as the HTML's <details> shows it: the probability and
+    the score's parts (feature -> points), largest first."""
+    why = item["why"]
+    return {"probability": round(why["probability"], 3),
+            "parts": {p["feature"]: round(p["points"], 2) for p in why["parts"]}}
+
+
 def key_changes_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     known = data.known_refs
-    return _pack(report, items=[_item(i, known, topics=i["reason"], status=i["status"]) for i in data.key_changes])
+    return _pack(report, items=[_item(i, known, topics=i["reason"], status=i["status"], selection=selection(i))
+                                for i in data.key_changes])
 
 
 def activity_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
@@ -169,7 +178,8 @@ def activity_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> d
 
 
 def notable_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
-    return _pack(report, items=[_item(i, data.known_refs, topics=i["reason"]) for i in data.notable])
+    return _pack(report, items=[_item(i, data.known_refs, topics=i["reason"], selection=selection(i))
+                                for i in data.notable])
 
 
 def _rate(data: DayData) -> dict:

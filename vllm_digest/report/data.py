@@ -7,7 +7,7 @@ Every value is raw warehouse text; sections.py makes it safe.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from vllm_digest.model import SET_NAMES
 from vllm_digest.report.queries import HOTNESS_PARTS, LIMITS
@@ -29,7 +29,7 @@ class DayData:
     items: dict[int, dict]  # number -> core_items row
     known_refs: frozenset[int]  # the #N cited in the day's texts that are items of the repository
     comments: dict[int, list[dict]]  # number -> the window's comments and reviews, oldest first
-    focus: list[dict]  # items of the focus area with theme, names and vendor flag
+    focus: list[dict]  # items of the focus area with theme, names and vendor flag (the demoted left out)
     hot: list[dict]  # the hot discussions with their score
     topics: list[dict]  # listed topics with names, count, trend and member numbers
     key_changes: list[dict]
@@ -38,6 +38,8 @@ class DayData:
     count_history: list[dict]
     topic_history: dict[str, list[tuple[str, int]]]
     hotness_parts: list[dict]
+    # focus items kept off the list (mart_focus_items.demoted): reason -> how many, for the section's one line
+    focus_demoted: dict[str, int] = field(default_factory=dict)
 
 
 def _with_items(found: list[dict], items: dict[int, dict], **extra) -> list[dict]:
@@ -64,6 +66,15 @@ def focus_items(found: list[dict], items) -> list[dict]:
         theme_name=lambda r: {f: r[f"theme_{f}"] for f in NAME_FIELDS},
         vendor=lambda r: bool(r["is_vendor_employee"]),
     )
+
+
+def demoted_counts(found: list[dict]) -> dict[str, int]:
+    """How many of the day's focus items were demoted, by reason (label_spam, body_mention, closed_unmerged)."""
+    out: dict[str, int] = {}
+    for r in found:
+        if r.get("demoted"):
+            out[r["demoted"]] = out.get(r["demoted"], 0) + 1
+    return dict(sorted(out.items()))
 
 
 def hot_items(found: list[dict], items) -> list[dict]:
@@ -110,12 +121,25 @@ def topic_history(found: list[dict], names: list[str]) -> dict[str, list[tuple[s
     return out
 
 
+def selection_why(r: dict) -> dict:
+    """Why the fitted selection model chose an item: its log-odds score, probability and the score's parts
+    (feature, value, weight, points = weight * value), largest first, as mart_key_changes / mart_notable_issues
+    stored them."""
+    return {
+        "score": float(r["score"]),
+        "probability": float(r["probability"]),
+        "parts": [{k: p[k] for k in ("feature", "value", "weight", "points")} for p in (r["score_parts"] or [])],
+    }
+
+
 def key_changes(found: list[dict], items) -> list[dict]:
-    return _with_items(found, items, reason=lambda r: ", ".join(r["topics"][:3]), status=lambda r: r["change_status"])
+    return _with_items(found, items, reason=lambda r: ", ".join(r["topics"][:3]), status=lambda r: r["change_status"],
+                       why=selection_why)
 
 
 def notable(found: list[dict], items) -> list[dict]:
-    return _with_items(found, items, reason=lambda r: ", ".join((r["risk_topics"] or r["topics"])[:3]))
+    return _with_items(found, items, reason=lambda r: ", ".join((r["risk_topics"] or r["topics"])[:3]),
+                       why=selection_why)
 
 
 def activity(people: list[dict], daily: list[dict], top_authors: list[dict], stale_closed: list[dict]) -> dict:
@@ -157,7 +181,7 @@ def gather(repo: str, day: str, found: dict[str, list[dict]]) -> DayData:
         items=items,
         known_refs=frozenset(r["number"] for r in found["known_refs"]),
         comments=_grouped(found["comments"], "number"),
-        focus=focus_items(found["focus"], items),
+        focus=focus_items([r for r in found["focus"] if not r.get("demoted")], items),
         hot=hot_items(found["hotness"], items),
         topics=found_topics,
         key_changes=key_changes(found["key_changes"], items),
@@ -166,4 +190,5 @@ def gather(repo: str, day: str, found: dict[str, list[dict]]) -> DayData:
         count_history=count_history(found["count_history"]),
         topic_history=topic_history(found["topic_history"], [t["topic"] for t in found_topics]),
         hotness_parts=hotness_components(found["hotness"]),
+        focus_demoted=demoted_counts(found["focus"]),
     )

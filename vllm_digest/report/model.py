@@ -54,6 +54,10 @@ class Item:
     gist: str = ""
     meta_parts: tuple[Part, ...] = ()
     quotes: tuple[Comment, ...] = ()
+    # why the fitted selection model chose it (key changes, notable): a summary line and one line per part of
+    # its score, largest first; the HTML page shows them in a <details>
+    why: str = ""
+    why_parts: tuple[str, ...] = ()
 
     @property
     def meta(self) -> str:

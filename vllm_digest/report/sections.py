@@ -76,7 +76,19 @@ def _parts(parts: str | list) -> tuple[Part, ...]:
     return ((parts,) if parts else ()) if isinstance(parts, str) else tuple(p for p in parts if p)
 
 
+def why_lines(item: dict, t: Catalog) -> tuple[str, tuple[str, ...]]:
+    """The fitted selection model's reasons for an item (``item["why"]``, report/data.selection_why):
+    the summary line and one line per part of its score; empty for an item no model chose."""
+    why = item.get("why")
+    if not why:
+        return "", ()
+    parts = tuple(t("why.part", feature=p["feature"], value=float(p["value"]), weight=float(p["weight"]),
+                    points=float(p["points"])) for p in why["parts"])
+    return t("why.summary", score=why["score"], probability=why["probability"]), parts
+
+
 def _entry(item: dict, w: Wording, meta: str | list, quotes=(), gist: str | None = None) -> Item:
+    why, why_parts = why_lines(item, w.t)
     return Item(
         number=item["number"],
         kind=item["kind"],
@@ -86,6 +98,8 @@ def _entry(item: dict, w: Wording, meta: str | list, quotes=(), gist: str | None
         gist=first_sentence(item.get("body")) if gist is None else plain_inline(gist, 200),
         meta_parts=_parts(meta),
         quotes=tuple(quotes),
+        why=why,
+        why_parts=why_parts,
     )
 
 
@@ -161,12 +175,23 @@ def focus_tally(focus: list[dict], highlight: str | None) -> dict[str, int]:
     }
 
 
+def demoted_line(data: DayData, t: Catalog) -> str:
+    """One line counting the focus items kept off the list, by reason; empty when none was."""
+    if not data.focus_demoted:
+        return ""
+    parts = t("language.list_sep").join(
+        t("focus.demoted_part", count=n, reason=t(f"focus.demoted_reason.{reason}"))
+        for reason, n in data.focus_demoted.items())
+    return t("focus.demoted", parts=parts)
+
+
 def _focus(data: DayData, w: Wording) -> _Body:
     t, area, focus = w.t, w.focus, data.focus
+    demoted = demoted_line(data, t)
     if not focus:
         if area.highlight:
-            return _Body(t("focus.none_highlight", focus=area.short, highlight=area.highlight))
-        return _Body(t("focus.none", focus=area.short))
+            return _Body([t("focus.none_highlight", focus=area.short, highlight=area.highlight), demoted])
+        return _Body([t("focus.none", focus=area.short), demoted])
     names = {i["theme"]: i["theme_name"] for i in focus}
     counts = {th: sum(1 for i in focus if i["theme"] == th) for th in names}
     # largest theme first; the taxonomy decides what a theme is, not this module
@@ -188,6 +213,7 @@ def _focus(data: DayData, w: Wording) -> _Body:
         tail += t("focus.tail_highlight", highlight=area.highlight, count=tally["highlight"])
     else:
         tail += t("focus.tail_highlight_none", highlight=area.highlight)
+    tail += demoted
     return _Body(t("focus.lead", items=len(focus), focus=area.short), tuple(groups), t("focus.tail_label"), tail)
 
 
@@ -204,10 +230,13 @@ def _discussions(data: DayData, w: Wording) -> _Body:
     if not data.hot:
         return _Body(t("discussions.none"))
     entries = []
+    threads = has_comment_threads(data)
     for i in data.hot:
         people, quotes = thread_voices(data, i["number"])
-        meta = t("discussions.meta", comments=int(i["comments_total"] or 0), participants=len(people),
-                 state=state_label(i, t))
+        # without threads only the total is known: no "0 participants", which would read as nobody
+        meta = (t("discussions.meta", comments=int(i["comments_total"] or 0), participants=len(people),
+                  state=state_label(i, t)) if threads
+                else t("discussions.meta_total", comments=int(i["comments_total"] or 0), state=state_label(i, t)))
         entries.append(_entry(i, w, meta, quotes))
     return _Body(t("discussions.lead"), (Group("", tuple(entries)),))
 

@@ -1,0 +1,46 @@
+-- int_item_junk: the day's items that carry no news, with why, so no analysis section (focus, key changes,
+-- notable issues, hot discussions) features them; the topics and the five lists still count them.
+-- reason (the first that applies, in this order):
+--   fork_sync    a title that only names a branch or version sync: "Custom/v0.14.1", "Merge branch 'main'",
+--                "Sync with upstream", "release/v0.9" (a fork's sync opened against the project by mistake)
+--   empty_title  a title with no content: after [tags] are stripped, no word with a letter ("[Bug]:"), or a
+--                single short word (at most 5 characters: "yes", "Algo") or a bare version ("0.17.1+librosa")
+--   quick_close  a PR closed unmerged within 10 minutes of being opened, by its author when the
+--                closer is known (a mistaken or test PR; the sample's closers are unknown, so any closer)
+WITH days AS (
+    SELECT unnest(CAST($days AS DATE[])) AS day
+),
+items AS (
+    SELECT day, number, kind, title, author_login, created_at, closed_at, merged_at,
+           trim(regexp_replace(coalesce(title, ''), '\[[^\]]*\]', ' ', 'g')) AS bare_title
+    FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
+),
+closers AS (
+    SELECT day, number, arg_max(actor_login, occurred_at) AS closer
+    FROM core_events
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND event_type = 'closed'
+    GROUP BY day, number
+),
+flagged AS (
+    SELECT i.day, i.number, i.title, i.author_login, c.closer,
+           regexp_matches(i.bare_title, '(?i)^\s*(merge\s+(remote-tracking\s+)?branch\b.*|sync(ing)?\s+(with\s+|from\s+)?(upstream|main|master)\b.*|(custom|release|sync|upstream|rebase|fork)\s*[/_: -]\s*v?\d+(\.\d+)+\S*)\s*$')
+               AS fork_sync,
+           list_filter(string_split_regex(i.bare_title, '\s+'), lambda w: regexp_matches(w, '\pL')) AS words,
+           i.kind = 'pr' AND i.merged_at IS NULL AND i.closed_at IS NOT NULL
+               AND i.closed_at - i.created_at <= INTERVAL 10 MINUTE
+               AND (c.closer IS NULL OR c.closer = i.author_login) AS quick_close,
+           round(date_diff('second', i.created_at, i.closed_at) / 60.0, 1) AS minutes_open
+    FROM items AS i LEFT JOIN closers AS c ON c.day = i.day AND c.number = i.number
+),
+judged AS (
+    SELECT *, len(words) = 0 OR (len(words) = 1 AND (length(words[1]) <= 5 OR regexp_matches(words[1], '(?i)^v?\d')))
+                  AS empty_title
+    FROM flagged
+)
+SELECT $repo AS repo, day, number,
+       CASE WHEN fork_sync THEN 'fork_sync' WHEN empty_title THEN 'empty_title' ELSE 'quick_close' END AS reason,
+       CASE WHEN fork_sync OR empty_title THEN 'title:"' || left(title, 60) || '"'
+            ELSE 'closed unmerged after ' || minutes_open || ' min by ' || coalesce(closer, 'an unknown closer')
+       END AS evidence
+FROM judged
+WHERE fork_sync OR empty_title OR quick_close
