@@ -9,6 +9,10 @@
 -- matched_rules lists all of it. An item with no rule of a topic inherits it from an item linked to it in
 -- int_item_links when both ends are items of the day (issue #37842 gets the scheduler topic of its fix PR
 -- #37843); via_link names the item it came from.
+-- is_primary marks the item's one topic for the report, its most specific: a non-generic topic before a
+-- $topic_generic one, then the topic with the fewest items that day (the narrowest), then by id. An item
+-- of a thread (thread_head: the lowest-numbered issue of the day a PR is linked to, else the item itself)
+-- takes its head's topic when it matches it too, so the thread is listed once.
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),
@@ -61,11 +65,41 @@ inherited AS (
     QUALIFY row_number() OVER (PARTITION BY l.day, l.a, d.topic_id ORDER BY l.b) = 1
 ),
 matched AS (
-    SELECT * FROM direct UNION ALL SELECT * FROM inherited
+    SELECT m.*, count(*) OVER (PARTITION BY m.day, m.topic_id) AS topic_items
+    FROM (SELECT * FROM direct UNION ALL SELECT * FROM inherited) AS m
+    JOIN items AS i ON i.day = m.day AND i.number = m.number
+),
+narrowest AS (
+    SELECT day, number,
+           arg_min(topic_id, (list_contains(CAST($topic_generic AS VARCHAR[]), topic_id), topic_items, topic_id))
+               AS topic_id
+    FROM matched GROUP BY day, number
+),
+heads AS (
+    -- a PR's thread is headed by the lowest-numbered issue of the day it is linked to
+    SELECT i.day, i.number,
+           coalesce(CASE WHEN i.kind = 'pr' THEN (
+               SELECT min(l.issue_number) FROM int_item_links AS l
+               WHERE l.repo = $repo AND l.day = i.day AND l.pr_number = i.number AND l.issue_in_day
+           ) END, i.number) AS thread_head
+    FROM items AS i
+),
+primaries AS (
+    SELECT h.day, h.number, h.thread_head,
+           coalesce(
+               (SELECT n.topic_id FROM narrowest AS n
+                WHERE n.day = h.day AND n.number = h.thread_head
+                  AND EXISTS (SELECT 1 FROM matched AS m2
+                              WHERE m2.day = h.day AND m2.number = h.number AND m2.topic_id = n.topic_id)),
+               (SELECT n.topic_id FROM narrowest AS n WHERE n.day = h.day AND n.number = h.number)
+           ) AS primary_topic
+    FROM heads AS h
 )
 SELECT $repo AS repo, m.day, m.number, i.kind,
        m.topic_id, t.name_zh AS topic_zh, t.name_en AS topic_en, t.grp AS topic_group, t.risk AS topic_risk,
-       m.matched_rule, m.matched_rules, m.via_link, t.taxonomy_version
+       m.matched_rule, m.matched_rules, m.via_link, t.taxonomy_version,
+       coalesce(p.primary_topic = m.topic_id, false) AS is_primary, p.thread_head
 FROM matched AS m
 JOIN items AS i ON i.day = m.day AND i.number = m.number
 JOIN topics AS t ON t.day = m.day AND t.topic_id = m.topic_id
+LEFT JOIN primaries AS p ON p.day = m.day AND p.number = m.number
