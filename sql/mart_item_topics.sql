@@ -1,5 +1,6 @@
 -- mart_item_topics: every item of the day (core_items: created, closed, merged, commented or reviewed in the
--- window) x every taxonomy topic it matches, with the rule that matched.
+-- window) x every taxonomy topic it matches, with the rule that matched, and which one is the item's one
+-- topic in the report (is_primary) and which thread it belongs to (thread_head).
 -- Matching (rules from ref_taxonomy_rules of the same day):
 --   tag    a bracketed title tag, or one '/'-part of it, or a conventional prefix "type(scope):" (both words)
 --   label  a GitHub label, case-insensitive

@@ -1,6 +1,7 @@
 -- mart_topic_daily: per topic with items today: how many items (by kind, new, merged, closed), their summed
--- hotness and hottest items, and the trend against the trailing $trend_baseline_days days, read from this
--- table's own earlier rows (a topic absent on a built day counted 0 that day).
+-- hotness and hottest items, the trend against the trailing $trend_baseline_days days, read from this
+-- table's own earlier rows (a topic absent on a built day counted 0 that day), and the report's ranking of the
+-- day's topics: surprise against the volume-scaled baseline, the topic's threads and their story points.
 --   baseline_days       earlier days in [day - N, day - 1] that were built (have a mart_activity_daily row)
 --   baseline_window     N, the trailing days a complete baseline holds (the report prints "baseline_days of N")
 --   baseline_mean_items sum of the topic's items over those N days / N, only when baseline_days = N

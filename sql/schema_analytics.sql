@@ -90,7 +90,8 @@ CREATE TABLE IF NOT EXISTS int_item_features (
     value VARCHAR NOT NULL              -- the lower-cased tag, label or file path
 );
 
--- mart_item_topics: every item of the day x every topic it matches, with the rule that matched.
+-- mart_item_topics: every item of the day x every topic it matches, with the rule that matched, and its one
+-- report topic (is_primary) and thread (thread_head).
 CREATE TABLE IF NOT EXISTS mart_item_topics (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
@@ -196,7 +197,8 @@ CREATE TABLE IF NOT EXISTS mart_activity_daily (
     bot_comments INTEGER                -- the window's comments and reviews by bots
 );
 
--- mart_topic_daily: per topic and day, item counts, summed hotness and the trend against the trailing days.
+-- mart_topic_daily: per topic and day, item counts, summed hotness, the trend against the trailing days, and the
+-- report's ranking (surprise against a volume-scaled baseline, threads, story points, topic_rank).
 CREATE TABLE IF NOT EXISTS mart_topic_daily (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
