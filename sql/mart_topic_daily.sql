@@ -16,7 +16,9 @@
 --   baseline_total      all items of the built baseline days; baseline_days of them are held
 --   volume_factor       day_items / (baseline_total / baseline_days): the weekday factor, so a quiet Sunday
 --                       expects fewer items of every topic instead of reading as a fall everywhere
---   expected_items      baseline_items_sum / baseline_total x day_items (null with no baseline day held)
+--   expected_items      baseline_items_sum / baseline_total x day_items, only with the complete baseline (as
+--                       baseline_mean_items): a partial one would make the ranking depend on which days
+--                       happened to be built first, so such a day ranks by story points alone
 --   surprise            (items - expected_items) / sqrt(expected_items + 1), a Poisson z-score
 --   trend               'incomplete' (fewer than N baseline days: no arrow), 'up' or 'down' when
 --                       |surprise| >= $rank_noise_z (and items >= $trend_rising_min_items for up), else 'noise'
@@ -168,9 +170,9 @@ trend AS (
 ),
 surprising AS (
     SELECT tr.*, di.n AS day_items, bt.total AS baseline_total,
-           CASE WHEN tr.baseline_days > 0 AND bt.total > 0
+           CASE WHEN tr.baseline_mean_items IS NOT NULL AND bt.total > 0
                 THEN di.n / (bt.total / tr.baseline_days) END AS volume_factor,
-           CASE WHEN tr.baseline_days > 0 AND bt.total > 0
+           CASE WHEN tr.baseline_mean_items IS NOT NULL AND bt.total > 0
                 THEN tr.baseline_items_sum / CAST(bt.total AS DOUBLE) * di.n END AS expected_items,
            list_contains(CAST($topic_generic AS VARCHAR[]), tr.topic_id) AS generic,
            CAST(coalesce(pc.n, 0) AS INTEGER) AS primary_items,

@@ -224,8 +224,8 @@ CREATE TABLE IF NOT EXISTS mart_topic_daily (
     taxonomy_version INTEGER,           -- the taxonomy version that matched
     day_items INTEGER,                  -- all items of the day, any topic
     baseline_total INTEGER,             -- all items of the built baseline days
-    volume_factor DOUBLE,               -- day_items / the baseline days' mean: the weekday factor (null: no baseline day)
-    expected_items DOUBLE,              -- the topic's baseline share x day_items (null: no baseline day held)
+    volume_factor DOUBLE,               -- day_items / the baseline days' mean: the weekday factor (null: baseline incomplete)
+    expected_items DOUBLE,              -- the topic's baseline share x day_items (null: baseline incomplete)
     surprise DOUBLE,                    -- (items - expected_items) / sqrt(expected_items + 1), a Poisson z-score
     trend VARCHAR,                      -- up, down, noise (|surprise| below the noise rule) or incomplete: the arrow
     generic BOOLEAN,                    -- a generic bucket (taxonomy generic = true): listed after specific topics
