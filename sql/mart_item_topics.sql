@@ -78,23 +78,21 @@ narrowest AS (
 ),
 heads AS (
     -- a PR's thread is headed by the lowest-numbered issue of the day it is linked to
-    SELECT i.day, i.number,
-           coalesce(CASE WHEN i.kind = 'pr' THEN (
-               SELECT min(l.issue_number) FROM int_item_links AS l
-               WHERE l.repo = $repo AND l.day = i.day AND l.pr_number = i.number AND l.issue_in_day
-           ) END, i.number) AS thread_head
+    SELECT i.day, i.number, coalesce(l.issue, i.number) AS thread_head
     FROM items AS i
+    LEFT JOIN (
+        SELECT day, pr_number, min(issue_number) AS issue FROM int_item_links
+        WHERE repo = $repo AND day IN (SELECT day FROM days) AND issue_in_day
+        GROUP BY day, pr_number
+    ) AS l ON l.day = i.day AND l.pr_number = i.number AND i.kind = 'pr'
 ),
 primaries AS (
-    SELECT h.day, h.number, h.thread_head,
-           coalesce(
-               (SELECT n.topic_id FROM narrowest AS n
-                WHERE n.day = h.day AND n.number = h.thread_head
-                  AND EXISTS (SELECT 1 FROM matched AS m2
-                              WHERE m2.day = h.day AND m2.number = h.number AND m2.topic_id = n.topic_id)),
-               (SELECT n.topic_id FROM narrowest AS n WHERE n.day = h.day AND n.number = h.number)
-           ) AS primary_topic
+    -- the head's topic when the item matches it too, else the item's own narrowest
+    SELECT h.day, h.number, h.thread_head, coalesce(hm.topic_id, own.topic_id) AS primary_topic
     FROM heads AS h
+    LEFT JOIN narrowest AS hn ON hn.day = h.day AND hn.number = h.thread_head
+    LEFT JOIN matched AS hm ON hm.day = h.day AND hm.number = h.number AND hm.topic_id = hn.topic_id
+    LEFT JOIN narrowest AS own ON own.day = h.day AND own.number = h.number
 )
 SELECT $repo AS repo, m.day, m.number, i.kind,
        m.topic_id, t.name_zh AS topic_zh, t.name_en AS topic_en, t.grp AS topic_group, t.risk AS topic_risk,
