@@ -189,8 +189,11 @@ def main(argv: list[str] | None = None) -> int:
                 }
         finally:
             con.close()
+    if previous.get("models") == models:
+        print(f"the fit gives the weights {a.out} already holds; left as it is", file=sys.stderr)
+        return 0
     out = {
-        "version": int(previous.get("version", 0)) + 1,
+        "version": int(previous.get("version", 0)) + 1,  # a new version only when a weight or limit changes
         "provenance": {
             "command": "python -m bench.fit_selection",
             "fitted_at": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
