@@ -224,3 +224,27 @@ def test_the_facts_packs_carry_the_same_selection(reported):
         for item, (_, probability, parts) in zip(items, marts[table]):
             assert item["selection"] == {"probability": round(probability, 3),
                                          "parts": {p["feature"]: round(p["points"], 2) for p in parts}}
+
+
+def test_the_fit_recovers_planted_weights_and_cites_within_the_ratio():
+    from bench.fit_selection import MAX_CITE_RATIO, choose, fit, ranked
+
+    rows = []
+    for d in range(6):
+        day = f"2026-01-0{d + 1}"
+        for n in range(40):
+            feats = {"merged": 1.0} if n % 4 == 0 else {}
+            if n % 5 == 0:
+                feats["draft"] = 1.0
+            # picked: merged and not a draft (plus one noisy pick a day)
+            label = int((n % 4 == 0 and n % 5 != 0) or n == 39)
+            rows.append((day, n, feats, label))
+    bias, weights = fit(rows, l2=1.0)
+    assert weights["merged"] > 1.0 and weights["draft"] < -1.0
+    day = ranked(rows, bias, weights)["2026-01-01"]
+    assert all("merged" in r[2] and "draft" not in r[2] for r in day[:5])
+    days = sorted({r[0] for r in rows})
+    picks = sum(r[3] for r in rows)
+    chosen = choose("key_changes", rows, days, picks)
+    assert chosen["limit"] * len(days) <= MAX_CITE_RATIO * picks
+    assert chosen["loo_recall"] >= 0.8
