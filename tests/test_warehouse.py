@@ -3,9 +3,11 @@ rows, and two processes writing one warehouse at once both succeed."""
 
 import datetime as dt
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import dagster as dg
@@ -74,9 +76,80 @@ def test_two_processes_write_one_warehouse(make_settings, tmp_path):
         assert proc.returncode == 0, f"{day}:\n{out[-3000:]}"
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
         present = con.execute("SELECT CAST(day AS VARCHAR), new_prs FROM mart_daily_counts ORDER BY 1").fetchall()
-    assert [d for d, _ in present] == list(days)
-    assert dict(present)["2026-03-22"] == 48
+        # on a failure, which tables lost which day's rows (a lost commit shows as a day missing upstream)
+        by_table = {
+            t: dict(con.execute(f"SELECT CAST(day AS VARCHAR), count(*) FROM {t} GROUP BY 1 ORDER BY 1").fetchall())
+            for t in ALL_MODELS
+        }
+    assert [d for d, _ in present] == list(days), by_table
+    assert dict(present)["2026-03-22"] == 48, by_table
     assert set(table_hashes(settings, ALL_MODELS)) == set(ALL_MODELS)
+
+
+
+_CREATOR = textwrap.dedent(
+    """
+    import sys
+    sys.path[:0] = [{root!r}]
+    from vllm_digest.warehouse.resource import WarehouseResource
+    with WarehouseResource(path=sys.argv[1]).connect() as con:
+        con.execute("CREATE TABLE IF NOT EXISTS probe (writer VARCHAR)")
+        con.execute("INSERT INTO probe VALUES (?)", [sys.argv[2]])
+    """
+)
+# every stat-like call on the warehouse path returns at once but the process resumes only after the delay
+# ('?': a name this architecture lacks is skipped)
+_STATS = "?stat,?newfstatat,?statx,?lstat"
+
+
+def _strace_can_delay(tmp_path) -> bool:
+    if shutil.which("strace") is None:
+        return False
+    probe = subprocess.run(
+        ["strace", "-o", os.devnull, "-e", "trace=?stat", "-e", "inject=?stat:delay_exit=1", "true"],
+        capture_output=True,
+    )
+    return probe.returncode == 0  # no ptrace (some containers) or an strace without syscall delays
+
+
+def test_a_process_that_saw_no_warehouse_keeps_the_commits_made_meanwhile(tmp_path):
+    """Two processes open a warehouse that does not exist yet; one of them is held (by strace) right
+    after it saw the file missing, while the other creates the file and commits. DuckDB, left to create
+    the file, would then write a fresh empty database over that commit (the data loss behind a flaky
+    two-process run under load); the resource creates it whole and links it into place instead."""
+    if not _strace_can_delay(tmp_path):
+        pytest.skip("needs strace with syscall delay injection (strace >= 4.22) and ptrace")
+    path = tmp_path / "warehouse.duckdb"
+    trace = tmp_path / "stat.trace"
+    script = tmp_path / "creator.py"
+    script.write_text(_CREATOR.format(root=str(ROOT)))
+    held = subprocess.Popen(
+        ["strace", "-f", "-P", str(path), "-o", str(trace), "-e", f"trace={_STATS}",
+         "-e", f"inject={_STATS}:delay_exit=5000000", sys.executable, str(script), str(path), "held"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        # strace logs the call (and its ENOENT) when it returns, before the delay: the held process has
+        # now seen the warehouse missing, whatever the machine's load
+        deadline = time.monotonic() + 120
+        while not (trace.exists() and "ENOENT" in trace.read_text()):
+            assert held.poll() is None, held.communicate()[0].decode(errors="replace")
+            assert time.monotonic() < deadline, "the held process never looked for the warehouse"
+            time.sleep(0.05)
+        with WarehouseResource(path=str(path)).connect() as con:
+            con.execute("CREATE TABLE IF NOT EXISTS probe (writer VARCHAR)")
+            con.execute("INSERT INTO probe VALUES ('first')")
+        out = held.communicate(timeout=120)[0].decode(errors="replace")
+    finally:
+        if held.poll() is None:
+            held.kill()
+    assert held.returncode == 0, out
+    with WarehouseResource(path=str(path)).connect(read_only=True) as con:
+        writers = sorted(w for (w,) in con.execute("SELECT writer FROM probe").fetchall())
+        tables = {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    assert writers == ["first", "held"]
+    assert {"stg_issues", "core_items", "mart_daily_counts"} <= tables
+    assert not list(tmp_path.glob(".warehouse.duckdb.new-*"))  # no temporary file left behind
 
 
 def _materializations(result, table):

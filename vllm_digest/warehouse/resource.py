@@ -1,11 +1,14 @@
 """A DuckDB resource of our own: every connection is closed, readers can open
-read-only, and a busy file lock is retried for a while instead of failing."""
+read-only, a busy file lock is retried for a while instead of failing, and a missing
+file is created whole by us, never by DuckDB (see ``_create_whole``)."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import time
+import uuid
 from pathlib import Path
 from typing import Iterator
 
@@ -42,6 +45,8 @@ class WarehouseResource(dg.ConfigurableResource):
         path = Path(self.path)
         if not read_only:
             path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists():
+                _create_whole(path)
         elif not path.exists():
             raise FileNotFoundError(
                 f"warehouse {self.path!r} does not exist yet: materialize the warehouse assets first"
@@ -66,3 +71,30 @@ class WarehouseResource(dg.ConfigurableResource):
             con.close()
             raise
         return con
+
+
+def _create_whole(path: Path) -> None:
+    """Create the warehouse file with its schema under a temporary name and link it into place.
+
+    DuckDB must never be the one to create the shared file: it decides "new database" from a stat()
+    and only later opens, locks and writes a fresh header and an empty catalog. A process that saw the
+    file missing, then waited (a busy machine) while another process created it and committed a
+    step, would then overwrite those commits with an empty database. Linking a finished file is
+    atomic and refuses an existing name, so whichever process links first wins and every DuckDB open
+    finds an existing warehouse.
+    """
+    tmp = path.with_name(f".{path.name}.new-{uuid.uuid4().hex}")
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            for ddl in schema_statements():
+                con.execute(ddl)
+        finally:
+            con.close()  # checkpoints: the file is whole, and its WAL is gone
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process created it first: use theirs
+    finally:
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+            leftover.unlink(missing_ok=True)
