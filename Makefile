@@ -8,7 +8,7 @@ export DAGSTER_HOME ?= $(CURDIR)/.dagster_home
 export VLLM_DIGEST_CUTOFF ?= 11:39
 PORT ?= 3000
 
-.PHONY: demo test dev bench eval install instance browser postgres clean
+.PHONY: demo test dev bench eval install instance browser postgres strace clean
 
 install: $(STAMP)
 
@@ -45,9 +45,14 @@ browser:
 postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(call apt_install,postgresql,the PostgreSQL instance test will be skipped); }
 
+# tests/test_warehouse.py holds a process at a chosen system call with Debian's strace, to show that two
+# processes creating the warehouse at once lose nothing; without it that test is skipped and says why.
+strace:
+	@command -v strace >/dev/null 2>&1 || { $(call apt_install,strace,the warehouse creation race test will be skipped); }
+
 # two workers, a test file each at a time (--dist loadfile: a module's fixtures, such as the end-to-end
 # modules' dagster dev server, stay in one process)
-test: install browser postgres
+test: install browser postgres strace
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile
 
 dev: install instance
