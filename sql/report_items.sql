@@ -1,6 +1,9 @@
--- report_items: the items of each report day as the sections describe them (title, body, state, size, author).
-SELECT day, number, kind, title, body, state, author_login, author_is_bot, labels,
-       comments_total, additions, deletions, changed_files, draft, created_at, merged_at, closed_at
-FROM core_items
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
-ORDER BY day, number
+-- report_items: the items of each report day as the sections describe them (title, body, state, size, author),
+-- with the one-line "what it does" of core_item_texts ('' when the author wrote no description).
+SELECT i.day, i.number, i.kind, i.title, i.body, i.state, i.author_login, i.author_is_bot, i.labels,
+       i.comments_total, i.additions, i.deletions, i.changed_files, i.draft, i.created_at, i.merged_at, i.closed_at,
+       coalesce(t.what, '') AS what
+FROM core_items AS i
+LEFT JOIN core_item_texts AS t ON t.repo = i.repo AND t.day = i.day AND t.number = i.number
+WHERE i.repo = $repo AND i.day IN (SELECT unnest(CAST($days AS DATE[])))
+ORDER BY i.day, i.number

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 
 from vllm_digest.report.data import DayData
-from vllm_digest.report.gist import first_sentence
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.model import DayReport
 from vllm_digest.report.sections import author_name, focus_tally, has_comment_threads, item_state, thread_voices
@@ -60,7 +59,8 @@ def _item(row: dict, known: set[int], **extra) -> dict:
         out["additions"] = int(row["additions"])
         out["deletions"] = int(row["deletions"] or 0)
         out["files"] = int(row["changed_files"] or 0)
-    gist = first_sentence(row.get("body"))
+    # the body's one-line "what it does" as core_item_texts parsed it ("" without a description)
+    gist = plain_inline(row.get("what"), 200)
     if gist:
         out["gist"] = gist
     out.update(extra)

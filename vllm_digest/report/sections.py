@@ -14,7 +14,7 @@ from typing import Callable
 
 from vllm_digest.i18n import Catalog
 from vllm_digest.report.data import DayData
-from vllm_digest.report.gist import excerpt, first_sentence
+from vllm_digest.report.gist import excerpt
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import Chart, Comment, Group, Item, Part, Quote, Section, joined
 from vllm_digest.taxonomy import FocusArea
@@ -83,7 +83,8 @@ def _entry(item: dict, w: Wording, meta: str | list, quotes=(), gist: str | None
         ref=item_ref(item["kind"], item["number"], w.t),
         url=w.url_for(item["kind"], item["number"]),
         title=plain_inline(item["title"], 200),
-        gist=first_sentence(item.get("body")) if gist is None else plain_inline(gist, 200),
+        # the body's one-line "what it does" (core_item_texts), never the template's placeholder
+        gist=plain_inline(item.get("what"), 200) if gist is None else plain_inline(gist, 200),
         meta_parts=_parts(meta),
         quotes=tuple(quotes),
     )

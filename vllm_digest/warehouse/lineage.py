@@ -37,6 +37,11 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         "created_at": _on("stg_issue_comments", "created_at") + _on("stg_review_comments", "created_at")
         + _on("stg_reviews", "submitted_at"),
     },
+    "core_item_texts": {
+        # parsed from the body by warehouse/bodies.py
+        **{c: _on("core_items", "body") for c in ("has_description", "what", "purpose", "test_plan", "test_result",
+                                                   "result_figures", "referenced_items", "meaningful_text", "sections")},
+    },
     "core_events": {
         "event_key": _on("core_items", "number") + _on("stg_issue_events", "event_id") + _on("core_comments", "comment_key"),
         "number": _on("core_items", "number") + _on("stg_issue_events", "issue_number") + _on("core_comments", "number"),
