@@ -164,10 +164,10 @@ from html_helpers import Page  # noqa: E402
 FILLED_PURPOSE = "Expose num_cached_tokens in the ROCm attention metadata so prefix hits are counted."
 
 
-def _item(number: int, title: str, body: str, merged: bool) -> dict:
+def _item(number: int, title: str, body: str, merged: bool, label: str = "rocm") -> dict:
     return {
         "number": number, "title": title, "user": {"login": f"dev{number}", "type": "User"},
-        "labels": [{"name": "rocm"}], "state": "closed" if merged else "open",
+        "labels": [{"name": label}], "state": "closed" if merged else "open",
         "created_at": "2026-03-22T05:00:00Z", "updated_at": "2026-03-22T07:00:00Z",
         "closed_at": "2026-03-22T07:00:00Z" if merged else None, "comments": 0,
         "pull_request": {"merged_at": "2026-03-22T07:00:00Z" if merged else None}, "body": body,
@@ -182,6 +182,10 @@ def _write_template_sample(root):
               pr_body(purpose=f"FIX #700\n\n{FILLED_PURPOSE}", result="Hit rate 0% -> 41.5%."), True),
         _item(802, "[ROCm] Unfilled template", pr_body(), False),
         _item(803, "[ROCm] Environment only", f"### Your current environment\n\n{ENV}\n\n{BEFORE}", False),
+        # a bug report whose only AMD word is in its environment dump ("ROCM used to build PyTorch: N/A")
+        {**_item(804, "[Bug] Sampler returns NaN logits", f"### Your current environment\n\n{ENV}\n\n### 🐛 Describe "
+                 "the bug\n\nThe sampler returns NaN logits with top_p below 0.1.\n\n" + BEFORE, False, "bug"),
+         "pull_request": None},
     ]
     (folder / "issues.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
     (folder / "events.jsonl").write_text("")
@@ -200,6 +204,15 @@ def test_the_report_shows_what_an_item_does_and_never_the_placeholder(make_setti
     assert rows[801][:4] == (True, FILLED_PURPOSE, [700], ["0%", "41.5%"])
     assert rows[802][:3] == (False, "", []) and rows[803][:2] == (False, "")
     assert "ROCM used to build" not in rows[803][4]
+    assert rows[804][:2] == (True, "The sampler returns NaN logits with top_p below 0.1.")
+    with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
+        focus = [n for (n,) in con.execute("SELECT number FROM mart_focus_items ORDER BY number").fetchall()]
+        topics = dict(con.execute("SELECT number, list_sort(list(topic_id)) FROM mart_item_topics GROUP BY number").fetchall())
+    # the environment dump makes no item AMD news; the template's words ("Test Plan", "Documentation
+    # Update", "e2e results") make no item a test or docs item
+    assert focus == [801, 802, 803]
+    assert {n: [t for t in topics.get(n, []) if t in ("docs", "ci_build_tests", "hw_amd")] for n in (801, 802, 804)} == {
+        801: ["hw_amd"], 802: ["hw_amd"], 804: []}
     for lang in ("zh", "en"):
         md = report_path(settings, "2026-03-22", f"{lang}.md").read_text(encoding="utf-8")
         focus = md.split("\n### 🎯", 1)[1].split("\n### ", 1)[0]
