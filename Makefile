@@ -55,9 +55,10 @@ bench: install postgres
 	$(PY) -m bench
 
 # the analysis sections against the original editor's picks (../shared/samples/.../selections.json);
-# writes bench/editorial.md. EVAL_ARGS passes options, e.g. EVAL_ARGS='--selections PATH --lang en'
+# writes bench/editorial.md, then the same on days given bodies in vLLM's templates (bench/editorial-bodies.md). EVAL_ARGS passes options, e.g. EVAL_ARGS='--selections PATH --lang en'
 eval: install
 	$(PY) -m bench.editorial $(EVAL_ARGS)
+	$(PY) -m bench.editorial --bodies $(EVAL_ARGS)
 
 clean:
 	rm -rf $(VENV) data .dagster_home
