@@ -4,7 +4,7 @@ RFCs, and identifiers that must keep their underscores."""
 
 from __future__ import annotations
 
-from vllm_digest.warehouse.bodies import parse_body
+from vllm_digest.warehouse.bodies import WHAT_CHARS, parse_body
 
 PLACEHOLDER = "PLEASE FILL IN THE PR DESCRIPTION HERE ENSURING ALL CHECKLIST ITEMS (AT THE BOTTOM) HAVE BEEN CONSIDERED."
 CHECKLIST = """---
@@ -106,7 +106,7 @@ def test_sentence_cut_skips_abbreviations_and_versions():
     assert what == "Support e.g. Qwen3 v0.11.2 checkpoints in the loader."
     long = "Word " * 80
     cut = parse_body(pr_body(purpose=long)).what
-    assert len(cut) <= 200 and cut.endswith("…")
+    assert len(cut) <= WHAT_CHARS and cut.endswith("…") and not cut.endswith(" …")
 
 
 def test_a_bug_report_keeps_the_bug_and_drops_the_environment():

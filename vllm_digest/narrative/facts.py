@@ -22,6 +22,7 @@ from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.model import DayReport
 from vllm_digest.report.sections import author_name, focus_tally, has_comment_threads, item_state, thread_voices
 from vllm_digest.taxonomy import FocusArea
+from vllm_digest.warehouse.bodies import WHAT_CHARS
 
 _REF = re.compile(r"#(\d+)\b")
 SUMMARY_TOPICS = 3
@@ -60,7 +61,7 @@ def _item(row: dict, known: set[int], **extra) -> dict:
         out["deletions"] = int(row["deletions"] or 0)
         out["files"] = int(row["changed_files"] or 0)
     # the body's one-line "what it does" as core_item_texts parsed it ("" without a description)
-    gist = plain_inline(row.get("what"), 200)
+    gist = plain_inline(row.get("what"), WHAT_CHARS)
     if gist:
         out["gist"] = gist
     out.update(extra)

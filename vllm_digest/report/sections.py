@@ -18,6 +18,7 @@ from vllm_digest.report.gist import excerpt
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import Chart, Comment, Group, Item, Part, Quote, Section, joined
 from vllm_digest.taxonomy import FocusArea
+from vllm_digest.warehouse.bodies import WHAT_CHARS
 
 LEAD_CHARS = 2000
 # GitHub attributes what a deleted account wrote to its stand-in user "ghost"; some payloads carry no
@@ -84,7 +85,7 @@ def _entry(item: dict, w: Wording, meta: str | list, quotes=(), gist: str | None
         url=w.url_for(item["kind"], item["number"]),
         title=plain_inline(item["title"], 200),
         # the body's one-line "what it does" (core_item_texts), never the template's placeholder
-        gist=plain_inline(item.get("what"), 200) if gist is None else plain_inline(gist, 200),
+        gist=plain_inline(item.get("what"), WHAT_CHARS) if gist is None else plain_inline(gist, WHAT_CHARS),
         meta_parts=_parts(meta),
         quotes=tuple(quotes),
     )
@@ -113,7 +114,7 @@ def doc_markdown(section: Section, colon: str) -> str:
                 parts.append(md_inline(e.title, 200))
             line = "- " + " ".join(parts)
             if e.gist:
-                line += f" — {md_inline(e.gist, 200)}"
+                line += f" — {md_inline(e.gist, WHAT_CHARS)}"
             if e.meta:
                 line += f" ({md_inline(e.meta, 300)})"
             out.append(line)

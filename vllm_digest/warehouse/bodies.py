@@ -26,7 +26,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-WHAT_CHARS = 200
+# a one-line "what it does" is the author's first sentence whole; longer ones (rare) are cut at a word
+WHAT_CHARS = 300
 SECTION_CHARS = 4000
 TEXT_CHARS = 8000
 MAX_FIGURES = 12
@@ -110,7 +111,6 @@ def heading_kind(text: str) -> str | None:
 _TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 _LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
-_URL = re.compile(r"(?i)\b(?:https?|ftp|javascript|data|vbscript|file):\S*")
 _INLINE_CODE = re.compile(r"`+([^`\n]*)`+")
 # emphasis markers: * and ~ at a word's edge; _ only around a phrase (`_No response_`), since an identifier
 # (num_cached_tokens, __init__, _every_) is indistinguishable from a one-word emphasis and must survive
@@ -121,15 +121,13 @@ _TEMPLATE_MARK = re.compile(r"\{[{%#].*?[}%#]\}")
 _CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]\]")
 _STRUCTURE = re.compile(r"^\s*(?:>|\||[-=*_]{3,}\s*$)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
-_ISSUE_URL = re.compile(r"(?i)https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/(\d+)\S*")
 
 
 def _inline_plain(line: str) -> str:
     line = _IMAGE.sub(" ", line.replace("\x00", ""))
     line = _LINK.sub(r"\1", line)
     line = _TAG.sub(" ", line)
-    line = _ISSUE_URL.sub(lambda m: f"#{m.group(1)}", line)
-    line = _URL.sub(" ", line)
+    # a bare URL stays: it is part of the author's sentence, and the report's escaping makes it inert text
     # code spans are kept verbatim: set aside while emphasis is stripped
     spans: list[str] = []
 
@@ -172,7 +170,7 @@ _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "incl.", "cf.", "no.
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
 _ONLY_REFS = re.compile(
     r"(?i)^(?:(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|related(?: to)?|part of|follow[- ]up(?: to| of)?|see|"
-    r"ref(?:s)?|issue)\b[:\s]*)?(?:#\d+[\s,;]*(?:and\s*)?)+[.:]?$"
+    r"ref(?:s)?|issue)\b[:\s]*)?(?:(?:#\d+|https?://github\.com/\S+/(?:issues|pull)/\d+\S*)[\s,;]*(?:and\s*)?)+[.:]?$"
 )
 
 
