@@ -120,6 +120,18 @@ CREATE TABLE IF NOT EXISTS stg_pulls (
     merged_at TIMESTAMPTZ               -- when it was merged (null if not merged)
 );
 
+-- stg_users: the account profiles of the day's item authors (GET /users/{login}, as cached), one row per login.
+CREATE TABLE IF NOT EXISTS stg_users (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    login VARCHAR NOT NULL,             -- the account's login
+    name VARCHAR,                       -- the profile's display name
+    company VARCHAR,                    -- the profile's company, as its owner wrote it
+    bio VARCHAR,                        -- the profile's bio
+    account_type VARCHAR,               -- User, Bot or Organization
+    fetched_at TIMESTAMPTZ              -- when the profile was last asked of GitHub (200 or 304)
+);
+
 -- core_items: every issue and PR the day touched, with its state and timestamps as last seen.
 CREATE TABLE IF NOT EXISTS core_items (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
@@ -204,8 +216,17 @@ CREATE TABLE IF NOT EXISTS core_people (
     comments INTEGER,                   -- comments they wrote in the window (conversation and diff)
     reviews INTEGER,                    -- PR reviews they submitted in the window
     closings INTEGER,                   -- items they closed in the window
-    merges INTEGER                      -- PRs they merged in the window
+    merges INTEGER,                     -- PRs they merged in the window
+    name VARCHAR,                       -- their profile's display name (null: no profile fetched)
+    company VARCHAR,                    -- their profile's company (null: none written, or no profile fetched)
+    bio VARCHAR,                        -- their profile's bio
+    has_profile BOOLEAN                 -- whether their profile was fetched (GET /users/{login})
 );
+-- a warehouse made before profiles were fetched gets their columns
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS name VARCHAR;
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS company VARCHAR;
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS bio VARCHAR;
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS has_profile BOOLEAN;
 
 -- mart_five_sets: the day's five report lists, one row per (set, item).
 CREATE TABLE IF NOT EXISTS mart_five_sets (

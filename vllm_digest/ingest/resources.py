@@ -9,6 +9,7 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
+from vllm_digest.ingest.people import PeopleCache
 from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.model import DayPayload
 from vllm_digest.partitions import DayWindow
@@ -35,11 +36,16 @@ class ActivitySourceResource(dg.ConfigurableResource):
     request_deadline_seconds: float = Field(
         default=30.0, description="the whole of one request, body included (the github_request_deadline setting)"
     )
+    people_requests: int = Field(
+        default=0, description="account profiles (GET /users/{login}) asked a day, new or due monthly (github_people_requests)"
+    )
 
     def fetch_day(
-        self, repo: RepoRef, window: DayWindow, previous: DayPayload | None, log: logging.Logger | None = None
+        self, repo: RepoRef, window: DayWindow, previous: DayPayload | None, log: logging.Logger | None = None,
+        people: PeopleCache | None = None,
     ) -> DayPayload:
-        """The day's payload. ``log`` receives the HTTP client's retries and waits (the step's context.log)."""
+        """The day's payload. ``log`` receives the HTTP client's retries and waits (the step's context.log);
+        ``people`` is the repository's profile cache (github only), updated in place."""
         if self.kind == "sample":
             root = Path(self.sample_dir) if self.sample_dir else None
             return fetch_sample_day(repo, window, root)
@@ -52,6 +58,8 @@ class ActivitySourceResource(dg.ConfigurableResource):
                 api_url=self.github_api_url,
                 token=self.github_token,
                 previous=previous,
+                people=people,
+                max_user_requests=self.people_requests,
                 max_rate_wait_seconds=self.max_rate_wait_seconds,
                 request_deadline_seconds=self.request_deadline_seconds,
                 **({"log": log} if log is not None else {}),
@@ -66,6 +74,7 @@ def activity_source(settings: Settings) -> ActivitySourceResource:
         github_api_url=settings.github_api_url,
         github_token=_github_token(settings),
         request_deadline_seconds=float(settings.github_request_deadline),
+        people_requests=settings.github_people_requests,
     )
 
 

@@ -20,7 +20,14 @@ import re
 from vllm_digest.report.data import DayData
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.model import DayReport
-from vllm_digest.report.sections import author_name, focus_tally, has_comment_threads, item_state, thread_voices
+from vllm_digest.report.sections import (
+    author_name,
+    employees_known,
+    focus_tally,
+    has_comment_threads,
+    item_state,
+    thread_voices,
+)
 from vllm_digest.taxonomy import FocusArea
 from vllm_digest.warehouse.bodies import WHAT_CHARS
 
@@ -99,7 +106,9 @@ def summary_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> di
     topics = data.topics[:SUMMARY_TOPICS]
     return _pack(
         report,
-        counts={**report.counts, "focus_items": focus["items"], "focus_by_vendor_employees": focus["by_vendor_employees"]},
+        counts={**report.counts, "focus_items": focus["items"],
+                # left out when no author's employer is known, rather than stated as 0
+                **({"focus_by_vendor_employees": focus["by_vendor_employees"]} if employees_known(data.focus) else {})},
         metrics=_rate(data),
         topics=[_topic(t, _names(report)) for t in topics],
         items=_topic_members(data, topics),
@@ -112,7 +121,9 @@ def focus_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict
         return _pack(report)
     tally = focus_tally(focus, focus_area.highlight)
     names = _names(report)
-    counts = {"focus_items": tally["items"], "by_vendor_employees": tally["by_vendor_employees"], "merged": tally["merged"]}
+    counts = {"focus_items": tally["items"], "merged": tally["merged"]}
+    if employees_known(focus):
+        counts["by_vendor_employees"] = tally["by_vendor_employees"]
     if focus_area.highlight:
         # the product the focus area counts on its own, and how many items mention it
         counts["highlight_related"] = tally["highlight"]

@@ -138,6 +138,7 @@ def _summary(data: DayData, w: Wording) -> _Body:
     t, area, c = w.t, w.focus, data.counts
     focus = data.focus
     employees = sum(1 for i in focus if i["vendor"])
+    known = employees_known(focus)
     topics = data.topics[:3]
     text = t("summary.counts", **c, merge_rate=_pct(data.activity["merge_rate"]))
     if topics:
@@ -146,10 +147,17 @@ def _summary(data: DayData, w: Wording) -> _Body:
         )
         text += t("summary.topics", topics=listed)
     text += (
-        t("summary.focus", focus=area.short, items=len(focus), vendor=area.vendor, employees=employees) if focus
-        else t("summary.focus_none", focus=area.short)
+        t("summary.focus_none", focus=area.short) if not focus
+        else t("summary.focus", focus=area.short, items=len(focus), vendor=area.vendor, employees=employees) if known
+        else t("summary.focus_unknown", focus=area.short, items=len(focus), vendor=area.vendor)
     )
     return _Body(text)
+
+
+def employees_known(focus: list[dict]) -> bool:
+    """Whether any focus item's author is known to work, or not, for the vendor: with no profile fetched
+    (the sample, or github_people_requests = 0) "0 by employees" would be a guess, so it is not said."""
+    return any(i["vendor"] or i.get("profile_known") for i in focus)
 
 
 def focus_tally(focus: list[dict], highlight: str | None) -> dict[str, int]:
@@ -182,8 +190,12 @@ def _focus(data: DayData, w: Wording) -> _Body:
         groups.append(Group(_name(names[theme], w, theme), tuple(entries)))
     tally = focus_tally(focus, area.highlight)
     parts = t("language.list_sep").join(t("focus.part", name=_name(names[th], w, th), count=counts[th]) for th in order)
-    tail = t("focus.tail", items=len(focus), focus=area.short, parts=parts, vendor=area.vendor,
-             employees=tally["by_vendor_employees"], merged=tally["merged"])
+    if employees_known(focus):
+        tail = t("focus.tail", items=len(focus), focus=area.short, parts=parts, vendor=area.vendor,
+                 employees=tally["by_vendor_employees"], merged=tally["merged"])
+    else:
+        tail = t("focus.tail_unknown", items=len(focus), focus=area.short, parts=parts, vendor=area.vendor,
+                 merged=tally["merged"])
     if not area.highlight:
         tail += t("focus.tail_end")
     elif tally["highlight"]:

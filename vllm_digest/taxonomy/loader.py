@@ -32,7 +32,7 @@ NAME_FIELDS = ("zh", "en")
 _RULE_KEYS = {"tags", "labels", "keywords", "patterns", "paths"}
 _TOPIC_KEYS = {"id", *NAME_FIELDS, "group", "risk"} | _RULE_KEYS
 _FOCUS_KEYS = {"id", *NAME_FIELDS, "short", "vendor", "highlight", "authors", "employee_authors", "employee_logins",
-               "theme"} | _RULE_KEYS
+               "employee_profiles", "theme"} | _RULE_KEYS
 _THEME_KEYS = {"id", *NAME_FIELDS, "default", "tags", "labels", "keywords", "patterns"}
 _TREND_DEFAULTS = {"baseline_days": 7, "rising_ratio": 2.0, "rising_min_items": 3, "falling_ratio": 0.5}
 _LINK_DEFAULTS = {"window_minutes": 60, "min_shared_words": 3, "stopwords": []}
@@ -100,6 +100,8 @@ class FocusArea:
     short: str = ""
     # a product the focus section counts on its own: items whose title or body contains it, any case
     highlight: str | None = None
+    # RE2 patterns over an author's profile company and bio (GET /users/{login}) marking a vendor employee
+    employee_profiles: tuple[str, ...] = ()
 
     def name(self, field: str) -> str:
         """The area's name in one of NAME_FIELDS."""
@@ -170,6 +172,8 @@ class Taxonomy:
                 add("focus", f.id, None, "employee_author", None, f"(?i){a}", f.zh, f.en, f.vendor, False)
             for login in f.employee_logins:
                 add("focus", f.id, None, "employee_login", login.lower(), None, f.zh, f.en, f.vendor, False)
+            for p in f.employee_profiles:
+                add("focus", f.id, None, "employee_profile", None, f"(?i){p}", f.zh, f.en, f.vendor, False)
             for th in f.themes:
                 add_rules("theme", th.id, f.id, th.rules, th.zh, th.en, f.vendor, False)
                 if th.default:
@@ -341,7 +345,8 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         rules = _rules(entry, where)
         authors = _strings(entry, "authors", where)
         employee_authors = _strings(entry, "employee_authors", where)
-        for p in authors + employee_authors:
+        employee_profiles = _strings(entry, "employee_profiles", where)
+        for p in authors + employee_authors + employee_profiles:
             _check_regex(p, where)
         if rules.empty and not authors:
             raise TaxonomyError(f"{where}: has no rules (tags, labels, keywords, patterns, paths or authors)")
@@ -367,6 +372,7 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
             _strings(entry, "employee_logins", where), tuple(themes),
             short=_text(entry, "short", where) if "short" in entry else vendor,
             highlight=_text(entry, "highlight", where) if "highlight" in entry else None,
+            employee_profiles=employee_profiles,
         ))
 
     return Taxonomy(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -22,6 +24,7 @@ STG_MODELS = (
     "stg_review_comments",
     "stg_reviews",
     "stg_pulls",
+    "stg_users",
 )
 CORE_MODELS = ("core_items", "core_item_texts", "core_comments", "core_events", "core_people")
 MART_MODELS = ("mart_five_sets", "mart_daily_counts")
@@ -42,8 +45,18 @@ def day_params(repo: RepoRef, window: DayWindow, raw_root: Path) -> dict:
         "manifest_path": str(folder / MANIFEST),
     }
     for kind in PAYLOAD_KINDS:
-        params[f"{kind}_path"] = str(folder / f"{kind}.jsonl")
+        path = folder / f"{kind}.jsonl"
+        # a day landed before its source had this kind (users came later) reads as an empty one
+        params[f"{kind}_path"] = str(path) if path.is_file() else str(_empty_jsonl())
     return params
+
+
+@functools.cache
+def _empty_jsonl() -> Path:
+    path = Path(tempfile.gettempdir()) / "vllm-digest-empty.jsonl"
+    if not path.is_file() or path.stat().st_size:
+        path.write_text("", encoding="utf-8")
+    return path
 
 
 def land_item_texts(con: duckdb.DuckDBPyConnection, model: str, params: dict) -> None:

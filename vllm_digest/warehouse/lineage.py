@@ -62,6 +62,7 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         "issues_opened": _on("core_events", "event_type", "kind"),
         "prs_opened": _on("core_events", "event_type", "kind"),
         **{c: _on("core_events", "event_type") for c in ("comments", "reviews", "closings", "merges")},
+        "has_profile": _on("stg_users", "login"),
     },
     "mart_five_sets": {
         "set_name": _on("core_events", "event_type", "kind"),

@@ -39,6 +39,9 @@ Plan (``events`` semantics, the normal case), with its cost in requests:
    for PRs with review comments in the window, then merged ones) and PR sizes
    (``/pulls/{n}`` for PRs merged in the window). Labels, author, draft and
    merged_at already come with the issue objects.
+5. Optional, off by default (``max_user_requests``): the profiles of the day's
+   item authors (``/users/{login}``, ``ingest/people.py``), each asked once and
+   then monthly with its ETag; a steady day asks only its new authors'.
 
 Every page is asked with ``per_page=100``, the most GitHub serves. A busy vLLM
 day costs at least ceil(events/100) + ceil(comments/100) + ceil(open items
@@ -52,11 +55,14 @@ landed with ``snapshot`` semantics.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from vllm_digest.ingest.github.client import GitHubClient
+from urllib.parse import unquote, urlsplit
+
+from vllm_digest.ingest.github.client import CachedResponse, GitHubClient, GitHubError
 from vllm_digest.ingest.github.endpoints import (
     Page,
     fetch_issue_comments,
@@ -66,7 +72,9 @@ from vllm_digest.ingest.github.endpoints import (
     fetch_pull_reviews,
     fetch_review_comments,
     fetch_search_issues,
+    fetch_user,
 )
+from vllm_digest.ingest.people import PeopleCache, profile_of
 from vllm_digest.ingest.replay import ReplayCache, compact
 from vllm_digest.ingest.rest import number_from_url, parse_time
 from vllm_digest.model import DayPayload, Manifest
@@ -87,6 +95,8 @@ class FetchOptions:
     incomplete_retries: int = 2
     max_review_requests: int = 0
     max_pull_requests: int = 0
+    # profiles asked (GET /users/{login}) a day, new or due for their monthly refresh; 0: none
+    max_user_requests: int = 0
     # a day whose window ended at most this long ago (GitHub's clock) takes its items from the open
     # issues list instead of created-in-window searches (module docstring, step 2)
     recent_hours: float = 6.0
@@ -103,6 +113,22 @@ class _SearchResult:
     items: list[dict] = field(default_factory=list)
 
 
+_USER_PATH = re.compile(r"/users/([^/]+)$")
+
+
+class _ReplayAndPeople:
+    """The client's 304 fallback: a profile's from the people cache, any other page's from the replay."""
+
+    def __init__(self, replay: ReplayCache, people: PeopleCache | None):
+        self.replay, self.people = replay, people
+
+    def get(self, url: str) -> CachedResponse | None:
+        user = _USER_PATH.search(urlsplit(url).path)
+        if user is not None:
+            return self.people.cached_response(unquote(user.group(1))) if self.people is not None else None
+        return self.replay.get(url)
+
+
 class DayPlan:
     """The requests that land one report day (the module docstring's plan); ``run()`` makes them.
 
@@ -116,10 +142,12 @@ class DayPlan:
         window: DayWindow,
         previous: DayPayload | None = None,
         options: FetchOptions | None = None,
+        people: PeopleCache | None = None,
     ):
         self.client, self.repo, self.window = client, repo, window
         self.options = options or FetchOptions()
-        client.cache = ReplayCache(previous)
+        self.people = people
+        client.cache = _ReplayAndPeople(ReplayCache(previous), people)
         self.replay: dict[str, dict] = {}
         self.reasons: list[str] = []
         self.totals: dict[str, dict] = {}
@@ -326,6 +354,35 @@ class DayPlan:
             out.append({k: pull.get(k) for k in _PULL_FIELDS})
         return out
 
+    def users(self) -> list[dict]:
+        """The profiles of the day's (non-bot) item authors: from the people cache, asking GitHub for
+        those never seen or due for their monthly refresh, at most ``max_user_requests`` a day."""
+        logins = sorted({
+            user["login"] for item in self.items.values()
+            if isinstance(user := item.get("user"), dict) and isinstance(user.get("login"), str)
+            and user.get("type") != "Bot" and not user["login"].endswith("[bot]")
+        })
+        if self.people is None or not logins:
+            return []
+        now = dt.datetime.fromtimestamp(self.server_now or time.time(), dt.timezone.utc)
+        asked = 0
+        out = []
+        for login in logins:
+            if self.people.is_due(login, now) and asked < self.options.max_user_requests:
+                asked += 1
+                try:
+                    page = fetch_user(self.client, login)
+                    self.people.store(login, profile_of(page.data), page.response.etag, now)
+                except GitHubError as exc:
+                    if exc.status != 404:
+                        raise
+                    self.people.store(login, None, None, now)  # a deleted account: asked again next month
+            found = self.people.entry(login)
+            if found and found.get("profile"):
+                out.append({**found["profile"], "fetched_at": found["fetched_at"]})
+        self.notes["user_requests"] = asked
+        return out
+
     # ----------------------------------------------------------------- run
     def run(self) -> DayPayload:
         """Make the day's requests, in the plan's order, and return what they landed."""
@@ -353,6 +410,7 @@ class DayPlan:
         referenced |= {n for r in reviews if (n := number_from_url(r.get("pull_request_url"))) is not None}
         self.missing_items(referenced)
         pulls = self.pulls(merged_in_window)
+        users = self.users()
         return DayPayload(
             manifest=self.manifest(semantics, first_request, first_304, first_record),
             issues=sorted(self.items.values(), key=lambda i: i["number"]),
@@ -361,6 +419,7 @@ class DayPlan:
             review_comments=review_comments,
             reviews=reviews,
             pulls=pulls,
+            users=users,
         )
 
     def closed_from_events(self, events: list[dict]) -> None:
@@ -442,10 +501,12 @@ def fetch_day(
     api_url: str,
     token: str | None,
     previous: DayPayload | None = None,
+    people: PeopleCache | None = None,
     **client_options,
 ) -> DayPayload:
     """Fetch one day from GitHub. ``client_options`` go to ``GitHubClient`` (timeouts,
-    retries, ``max_rate_wait_seconds``) or to ``FetchOptions`` (per-PR detail budgets)."""
+    retries, ``max_rate_wait_seconds``) or to ``FetchOptions`` (per-PR and per-person budgets);
+    ``people`` is the repository's profile cache, updated in place (the caller saves it)."""
     fetch_kwargs = {k: client_options.pop(k) for k in list(client_options) if k in _FETCH_KEYS}
     with GitHubClient(api_url=api_url, token=token, **client_options) as client:
-        return DayPlan(client, repo, window, previous, FetchOptions(**fetch_kwargs)).run()
+        return DayPlan(client, repo, window, previous, FetchOptions(**fetch_kwargs), people).run()
