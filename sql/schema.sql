@@ -120,6 +120,17 @@ CREATE TABLE IF NOT EXISTS stg_pulls (
     merged_at TIMESTAMPTZ               -- when it was merged (null if not merged)
 );
 
+-- stg_pull_files: the files changed by the day's key-change and focus candidate PRs, one row per (PR, file).
+CREATE TABLE IF NOT EXISTS stg_pull_files (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the PR number
+    filename VARCHAR NOT NULL,          -- the changed file's path in the repository
+    status VARCHAR,                     -- added, modified, removed, renamed ...
+    additions INTEGER,                  -- lines the PR adds to the file
+    deletions INTEGER                   -- lines the PR deletes from the file
+);
+
 -- stg_users: the account profiles of the day's item authors (GET /users/{login}, as cached), one row per login.
 CREATE TABLE IF NOT EXISTS stg_users (
     repo VARCHAR NOT NULL,              -- the repository, owner/name

@@ -161,6 +161,18 @@ CREATE TABLE IF NOT EXISTS mart_focus_items (
 -- a warehouse created before profiles were read gets the column (its old rows hold NULL until rebuilt)
 ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_profile_known BOOLEAN;
 
+-- int_item_areas: the code areas each PR's changed files land in (taxonomy [[area]] path prefixes).
+CREATE TABLE IF NOT EXISTS int_item_areas (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the PR number
+    area_id VARCHAR NOT NULL,           -- the taxonomy's code area (scheduler, rocm_kernels, models ...)
+    area_zh VARCHAR,                    -- the area's name in Chinese
+    area_en VARCHAR,                    -- the area's name in English
+    files INTEGER,                      -- the PR's changed files in the area
+    lines INTEGER                       -- lines added plus deleted in those files
+);
+
 -- mart_activity_daily: one row per day of contributor, review, merge, response and bot metrics.
 CREATE TABLE IF NOT EXISTS mart_activity_daily (
     repo VARCHAR NOT NULL,              -- the repository, owner/name

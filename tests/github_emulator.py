@@ -334,12 +334,14 @@ class GitHubEmulator:
             return self._paged(self._since_sorted(d.comments, q, "created", "asc"), q)
         if rest == "/pulls/comments":
             return self._paged(self._since_sorted(d.review_comments, q, "created", "asc"), q)
-        m = re.match(r"^/pulls/(\d+)(/reviews)?$", rest)
+        m = re.match(r"^/pulls/(\d+)(/reviews|/files)?$", rest)
         if m:
             number = int(m.group(1))
             item = d.items.get(number)
             if item is None or "pull_request" not in item:
                 return 404, {"message": "Not Found"}, None, None
+            if m.group(2) == "/files":
+                return self._paged(list(d.files.get(number, [])), q)
             if m.group(2):
                 rows = [r for r in d.reviews if r["pull_request_url"].rstrip("/").endswith(f"/{number}")]
                 return self._paged(sorted(rows, key=lambda r: r["id"]), q)

@@ -129,7 +129,7 @@ def test_lineage_runs_raw_to_report_through_every_layer(server):
         assert (*PREFIX, upstream) in nodes[(*PREFIX, downstream)]["deps"], (upstream, downstream)
     # nothing dangles: every partitioned asset feeds the report
     partitioned = partitioned_keys(nodes)
-    assert len(partitioned) == 29
+    assert len(partitioned) == 31
     assert set(partitioned) == upstream_of(nodes, REPORT) | {REPORT}
     assert {nodes[k]["backfillPolicy"]["policyType"] for k in partitioned} == {"SINGLE_RUN"}
 

@@ -18,6 +18,7 @@ PAYLOAD_KINDS = {
     "reviews": "PR reviews submitted in the window",
     "pulls": "pull request objects (sizes, draft, merged_at) for PRs of the window",
     "users": "account profiles (GET /users/{login}: name, company, bio) of the day's item authors, as cached",
+    "files": "the files changed by the day's key-change and focus candidate PRs (GET /pulls/{n}/files), as cached",
 }
 MANIFEST = "manifest.json"
 
@@ -73,6 +74,7 @@ class DayPayload:
     reviews: list[dict] = field(default_factory=list)
     pulls: list[dict] = field(default_factory=list)
     users: list[dict] = field(default_factory=list)
+    files: list[dict] = field(default_factory=list)
 
     def payloads(self) -> dict[str, list[dict]]:
         return {kind: getattr(self, kind) for kind in PAYLOAD_KINDS}

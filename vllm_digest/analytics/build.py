@@ -38,6 +38,7 @@ ANALYTICS_MODELS = (
     "int_text_hits",
     "int_item_links",
     "int_item_features",
+    "int_item_areas",
     "mart_item_topics",
     "mart_item_hotness",
     "mart_focus_items",

@@ -77,6 +77,16 @@ def _parts(parts: str | list) -> tuple[Part, ...]:
     return ((parts,) if parts else ()) if isinstance(parts, str) else tuple(p for p in parts if p)
 
 
+# at most this many code areas in "touches: ..."
+TOUCHES = 3
+
+
+def touches(item: dict, w: Wording) -> str:
+    """`` · touches: scheduler, models`` for a PR whose changed files were fetched, else ""."""
+    areas = [a for a in (item.get(f"areas_{w.names}") or [])[:TOUCHES] if a]
+    return f" · {w.t('item.touches', areas=w.t('language.list_sep').join(areas))}" if areas else ""
+
+
 def _entry(item: dict, w: Wording, meta: str | list, quotes=(), gist: str | None = None) -> Item:
     return Item(
         number=item["number"],
@@ -186,7 +196,8 @@ def _focus(data: DayData, w: Wording) -> _Body:
         entries = []
         for i in (i for i in focus if i["theme"] == theme):
             tag = t("focus.employee", vendor=area.vendor) if i["vendor"] else ""
-            entries.append(_entry(i, w, [Quote(author_name(i["author_login"])), f"{tag} · {state_label(i, t)}"]))
+            entries.append(_entry(i, w, [Quote(author_name(i["author_login"])),
+                                         f"{tag} · {state_label(i, t)}{touches(i, w)}"]))
         groups.append(Group(_name(names[theme], w, theme), tuple(entries)))
     tally = focus_tally(focus, area.highlight)
     parts = t("language.list_sep").join(t("focus.part", name=_name(names[th], w, th), count=counts[th]) for th in order)
@@ -280,7 +291,7 @@ def _key_changes(data: DayData, w: Wording) -> _Body:
                      files=i["changed_files"] or 0)
         reason = plain_inline(i.get("reason"), 120)
         meta = [f"{size}{t('key_changes.by')} ", Quote(author_name(i["author_login"])),
-                f" · {reason}" if reason else ""]
+                f" · {reason}" if reason else "", touches(i, w)]
         entries.append(_entry(i, w, meta))
     return _Body(t("key_changes.lead"), (Group("", tuple(entries)),))
 
@@ -343,7 +354,7 @@ def _notable(data: DayData, w: Wording) -> _Body:
         labels = _listed([(x, None) for x in i["labels"] or []], ",", None, 40) or [t("item.no_labels")]
         reason = plain_inline(i.get("reason"), 120)
         meta = [*labels, t("notable.comments", comments=int(i["comments_total"] or 0)),
-                f" · {reason}" if reason else ""]
+                f" · {reason}" if reason else "", touches(i, w)]
         entries.append(_entry(i, w, meta))
     return _Body(t("notable.lead"), (Group("", tuple(entries)),))
 

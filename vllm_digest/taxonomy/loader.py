@@ -24,13 +24,14 @@ DEFAULT_TAXONOMY = Path(str(resources.files("vllm_digest.taxonomy") / "vllm.toml
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 GROUPS = ("feature", "hardware", "model", "quality", "process")
 
-_TOP_KEYS = {"version", "project", "trend", "links", "topic", "focus"}
+_TOP_KEYS = {"version", "project", "trend", "links", "topic", "focus", "area"}
 _PROJECT_KEYS = {"name", "repos"}
 # the names every topic, focus area and theme carries, one per field (mart columns *_zh, *_en); a message
 # catalog says which of them its language prints (i18n: language.names)
 NAME_FIELDS = ("zh", "en")
 _RULE_KEYS = {"tags", "labels", "keywords", "patterns", "paths"}
 _TOPIC_KEYS = {"id", *NAME_FIELDS, "group", "risk"} | _RULE_KEYS
+_AREA_KEYS = {"id", *NAME_FIELDS, "paths"}
 _FOCUS_KEYS = {"id", *NAME_FIELDS, "short", "vendor", "highlight", "authors", "employee_authors", "employee_logins",
                "employee_profiles", "theme"} | _RULE_KEYS
 _THEME_KEYS = {"id", *NAME_FIELDS, "default", "tags", "labels", "keywords", "patterns"}
@@ -109,6 +110,17 @@ class FocusArea:
 
 
 @dataclass(frozen=True)
+class CodeArea:
+    """Where in the code a change lands: the changed files' path prefixes that mean it (``vllm/v1/core/``
+    is the scheduler); the report says "touches: ..." from them."""
+
+    id: str
+    zh: str
+    en: str
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Project:
     """Who the taxonomy is for: the display name of its repositories in every output."""
 
@@ -125,6 +137,7 @@ class Taxonomy:
     trend: dict = field(default_factory=lambda: dict(_TREND_DEFAULTS))
     links: dict = field(default_factory=lambda: dict(_LINK_DEFAULTS))
     project: Project | None = None
+    areas: tuple[CodeArea, ...] = ()
 
     def display_name(self, full_name: str) -> str | None:
         """The project's name for ``owner/name`` when the taxonomy is that repository's, else None."""
@@ -194,6 +207,12 @@ class Taxonomy:
         out["link_window_minutes"] = int(self.links["window_minutes"])
         out["link_min_shared_words"] = int(self.links["min_shared_words"])
         out["link_stopwords"] = [w.lower() for w in self.links["stopwords"]]
+        # code areas, one row per (area, path prefix) in file order: a file's area is its longest prefix's
+        prefixes = [(a, p) for a in self.areas for p in a.paths]
+        out["area_ids"] = [a.id for a, _ in prefixes]
+        out["area_prefixes"] = [p for _, p in prefixes]
+        out["area_zh"] = [a.zh for a, _ in prefixes]
+        out["area_en"] = [a.en for a, _ in prefixes]
         return out
 
 
@@ -375,7 +394,21 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
             employee_profiles=employee_profiles,
         ))
 
+    code_areas: list[CodeArea] = []
+    seen_area: set[str] = set()
+    for n, entry in enumerate(data.get("area", []), 1):
+        where = f"taxonomy {src}: area {entry.get('id', f'#{n}')!r}"
+        _unknown(entry, _AREA_KEYS, where)
+        paths = _strings(entry, "paths", where)
+        if not paths:
+            raise TaxonomyError(f"{where}: has no paths")
+        for p in paths:
+            if p.startswith("/") or "\\" in p:
+                raise TaxonomyError(f"{where}: path {p!r} must be relative to the repository root, with '/'")
+        code_areas.append(CodeArea(_id(entry, where, seen_area), _text(entry, "zh", where), _text(entry, "en", where), paths))
+
     return Taxonomy(
+        areas=tuple(code_areas),
         project=_project(data, src),
         path=file.resolve(),
         version=version,

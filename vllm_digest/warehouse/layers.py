@@ -25,6 +25,7 @@ STG_MODELS = (
     "stg_reviews",
     "stg_pulls",
     "stg_users",
+    "stg_pull_files",
 )
 CORE_MODELS = ("core_items", "core_item_texts", "core_comments", "core_events", "core_people")
 MART_MODELS = ("mart_five_sets", "mart_daily_counts")
