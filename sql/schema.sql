@@ -212,8 +212,11 @@ CREATE TABLE IF NOT EXISTS core_comments (
     author_association VARCHAR,         -- the author's relation to the repo (MEMBER, CONTRIBUTOR, NONE...)
     created_at TIMESTAMPTZ,             -- when it was written (a review: when it was submitted)
     body VARCHAR,                       -- the text
-    reactions_total INTEGER             -- reactions on it (0 for reviews)
+    reactions_total INTEGER,            -- reactions on it (0 for reviews)
+    review_state VARCHAR                -- a review's verdict: APPROVED, CHANGES_REQUESTED, COMMENTED (null otherwise)
 );
+-- a warehouse made before review verdicts were kept gets the column
+ALTER TABLE core_comments ADD COLUMN IF NOT EXISTS review_state VARCHAR;
 
 -- core_people: one row per person active in the window, with what they did.
 CREATE TABLE IF NOT EXISTS core_people (

@@ -26,6 +26,8 @@ from vllm_digest.report.sections import (
     focus_tally,
     has_comment_threads,
     item_state,
+    review_verdicts,
+    thread_people,
     thread_voices,
 )
 from vllm_digest.taxonomy import FocusArea
@@ -148,6 +150,10 @@ def discussions_facts(report: DayReport, data: DayData, focus_area: FocusArea) -
         people, quotes = thread_voices(data, i["number"])
         excerpts = [{"author": q.author, "text": q.text} for q in quotes]
         extra = {"participants": len(people), "comment_excerpts": excerpts} if threads else {}
+        if threads:
+            _, _, maintainers, first = thread_people(data, i)
+            extra.update({"maintainers": [author_name(m) for m in maintainers]} if maintainers else {})
+            extra.update({"first_response_hours": first} if first is not None else {})
         items.append(_item(i, data.known_refs, score=round(float(i["score"]), 2), **extra))
     return _pack(report, items=items, notes=None if threads else [NO_THREADS_NOTE])
 
@@ -159,7 +165,13 @@ def topics_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dic
 
 def key_changes_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     known = data.known_refs
-    return _pack(report, items=[_item(i, known, topics=i["reason"], status=i["status"]) for i in data.key_changes])
+    items = []
+    for i in data.key_changes:
+        verdicts = review_verdicts(data, i["number"])
+        extra = {key: [author_name(r) for r in verdicts[state]] for state, key in
+                 (("APPROVED", "approved_by"), ("CHANGES_REQUESTED", "changes_requested_by")) if verdicts[state]}
+        items.append(_item(i, known, topics=i["reason"], status=i["status"], **extra))
+    return _pack(report, items=items)
 
 
 def activity_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:

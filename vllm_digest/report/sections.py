@@ -224,17 +224,88 @@ def thread_voices(data: DayData, number: int, quotes: int = 3) -> tuple[list[str
     return people, [Comment(author_name(c["author_login"]), excerpt(c["body"])) for c in humans[:quotes]]
 
 
+# GitHub's author_association values of the people who maintain a repository
+MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+
+
+def is_maintainer(row: dict) -> bool:
+    return (row.get("author_association") or "").upper() in MAINTAINER_ASSOCIATIONS
+
+
+@dataclass(frozen=True)
+class ThreadDigest:
+    """What a hot thread's window holds: who spoke, which maintainers, how long the first answer took
+    (items opened in the window only), and one excerpt per side that actually spoke, latest first of
+    each: the item's author, its maintainers (so the latest maintainer comment), everyone else."""
+
+    participants: tuple[str, ...]
+    maintainers: tuple[str, ...]
+    first_response_hours: float | None
+    quotes: tuple[Comment, ...]
+
+
+def thread_people(data: DayData, item: dict) -> tuple[list[dict], tuple[str, ...], tuple[str, ...], float | None]:
+    """A thread's human comments (oldest first), participants, maintainers and hours to the first answer by
+    someone else (only for an item opened in the window: an older one's first answer may predate it)."""
+    author = item.get("author_login")
+    thread = [c for c in data.comments.get(item["number"], []) if c["author_login"] and not c["author_is_bot"]]
+    participants = tuple(sorted({c["author_login"] for c in thread}))
+    maintainers = tuple(sorted({c["author_login"] for c in thread if is_maintainer(c)}))
+    opened_today = any(m["number"] == item["number"] and m["set_name"] in ("new_issues", "new_prs")
+                       for m in data.members)
+    answers = [c for c in thread if c["author_login"] != author and c.get("created_at")]
+    first = None
+    if opened_today and answers and item.get("created_at"):
+        first = round(max(0.0, (answers[0]["created_at"] - item["created_at"]).total_seconds() / 3600), 1)
+    return thread, participants, maintainers, first
+
+
+def thread_digest(data: DayData, item: dict, w: Wording) -> ThreadDigest:
+    t, author = w.t, item.get("author_login")
+    thread, participants, maintainers, first = thread_people(data, item)
+
+    def side(c: dict) -> str:
+        return "author" if c["author_login"] == author else "maintainer" if is_maintainer(c) else "community"
+
+    latest: dict[str, dict] = {}
+    for c in thread:
+        if c.get("body") and excerpt(c["body"]):
+            latest[side(c)] = c  # oldest first: the last one kept is the side's latest
+    label = {"author": "discussions.side_author", "maintainer": "discussions.side_maintainer"}
+    quotes = tuple(
+        Comment(t(label[s], login=author_name(c["author_login"])) if s in label else author_name(c["author_login"]),
+                excerpt(c["body"]))
+        for s, c in sorted(latest.items(), key=lambda kv: (kv[1]["created_at"], kv[0]))
+    )
+    return ThreadDigest(participants, maintainers, first, quotes)
+
+
 def _discussions(data: DayData, w: Wording) -> _Body:
     t = w.t
     if not data.hot:
         return _Body(t("discussions.none"))
     entries = []
     for i in data.hot:
-        people, quotes = thread_voices(data, i["number"])
-        meta = t("discussions.meta", comments=int(i["comments_total"] or 0), participants=len(people),
-                 state=state_label(i, t))
-        entries.append(_entry(i, w, meta, quotes))
+        digest = thread_digest(data, i, w)
+        meta: list = [t("discussions.meta", comments=int(i["comments_total"] or 0),
+                        participants=len(digest.participants), state=state_label(i, t))]
+        if digest.maintainers:
+            meta += [t("discussions.maintainers"), *_listed([(m, None) for m in digest.maintainers],
+                                                            t("language.list_sep"), None)]
+        if digest.first_response_hours is not None:
+            meta.append(t("discussions.first_response", hours=f"{digest.first_response_hours:.1f}"))
+        entries.append(_entry(i, w, meta, digest.quotes))
     return _Body(t("discussions.lead"), (Group("", tuple(entries)),))
+
+
+def review_verdicts(data: DayData, number: int) -> dict[str, list[str]]:
+    """The window's approvals and change requests of a PR, each reviewer's latest verdict."""
+    latest: dict[str, str] = {}
+    for c in data.comments.get(number, []):
+        state = (c.get("review_state") or "").upper()
+        if c["comment_kind"] == "review" and c["author_login"] and state in ("APPROVED", "CHANGES_REQUESTED"):
+            latest[c["author_login"]] = state
+    return {s: sorted(login for login, v in latest.items() if v == s) for s in ("APPROVED", "CHANGES_REQUESTED")}
 
 
 def trend_arrow(topic: dict) -> str:
@@ -292,6 +363,10 @@ def _key_changes(data: DayData, w: Wording) -> _Body:
         reason = plain_inline(i.get("reason"), 120)
         meta = [f"{size}{t('key_changes.by')} ", Quote(author_name(i["author_login"])),
                 f" · {reason}" if reason else "", touches(i, w)]
+        verdicts = review_verdicts(data, i["number"])
+        for state, key in (("APPROVED", "key_changes.approved"), ("CHANGES_REQUESTED", "key_changes.changes_requested")):
+            if verdicts[state]:
+                meta += [t(key), *_listed([(r, None) for r in verdicts[state]], t("language.list_sep"), None)]
         entries.append(_entry(i, w, meta))
     return _Body(t("key_changes.lead"), (Group("", tuple(entries)),))
 

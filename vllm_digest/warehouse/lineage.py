@@ -36,6 +36,7 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         "author_is_bot": _on("stg_issue_comments", *_BOT) + _on("stg_review_comments", *_BOT) + _on("stg_reviews", *_BOT),
         "created_at": _on("stg_issue_comments", "created_at") + _on("stg_review_comments", "created_at")
         + _on("stg_reviews", "submitted_at"),
+        "review_state": _on("stg_reviews", "state"),
     },
     "core_item_texts": {
         # parsed from the body by warehouse/bodies.py
