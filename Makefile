@@ -45,8 +45,10 @@ browser:
 postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(call apt_install,postgresql,the PostgreSQL instance test will be skipped); }
 
+# two workers, a test file each at a time (--dist loadfile: a module's fixtures, such as the end-to-end
+# modules' dagster dev server, stay in one process)
 test: install browser postgres
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile
 
 dev: install instance
 	$(VENV)/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(PORT)

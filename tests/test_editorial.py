@@ -40,9 +40,9 @@ def test_sections_of_the_golden_zh_report():
     # "in #35042" inside a title is a reference too
     assert 35042 in cited["focus"]
     assert {37825, 37823, 37843} <= cited["topics"] and 26897 not in cited["topics"]
-    # #37839 is listed in the appendix only: 📋 and 📈 are not sections, and end the ones before them
-    assert all(37839 not in numbers for numbers in cited.values())
-    assert len(cited["topics"]) == 26 and len(cited["focus"]) == 19
+    # #37643 is listed in the appendix only: 📋 and 📈 are not sections, and end the ones before them
+    assert all(37643 not in numbers for numbers in cited.values())
+    assert len(cited["topics"]) == 17 and len(cited["focus"]) == 19
 
 
 def test_en_report_cites_the_same_items_as_zh():

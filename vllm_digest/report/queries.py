@@ -17,8 +17,8 @@ from vllm_digest.warehouse.sql_files import bind, read_sql
 
 HISTORY_DAYS = 30
 # what the sections list: hot discussions, topics, ranked changes and issues, the hotness chart's bars,
-# the members named under a topic, the most active PR authors
-LIMITS = {"hot_limit": 3, "topic_limit": 5, "ranked_limit": 5, "parts_limit": 5, "topic_numbers": 8, "top_authors": 3}
+# the threads (an issue and its PRs) named under a topic, the most active PR authors
+LIMITS = {"hot_limit": 3, "topic_limit": 5, "ranked_limit": 5, "parts_limit": 5, "topic_threads": 3, "top_authors": 3}
 # mart_item_hotness: the stored parts of each score, in the order a chart stacks them
 HOTNESS_PARTS = (
     "comments_points", "participants_points", "reviews_points",
