@@ -111,7 +111,7 @@ def test_asset_page_catalog_group_and_job_partitions_backfills_are_one_run_each(
     days = ["2026-03-21", "2026-03-22"]
     key = (*PREFIX, "mart_key_changes")
     group = sorted(k for k, n in dev.asset_nodes().items() if n["groupName"] == "analytics")
-    assert len(group) == 12
+    assert len(group) == 13
     launched = {
         "asset": dev.launch_backfill([key], days[0], days[-1], shape="ui"),
         "group": dev.launch_backfill(group, days[0], days[-1], shape="ui"),
