@@ -4,6 +4,11 @@ RFCs, and identifiers that must keep their underscores."""
 
 from __future__ import annotations
 
+import json
+
+import duckdb
+
+from conftest import materialize, report_path
 from vllm_digest.warehouse.bodies import WHAT_CHARS, parse_body
 
 PLACEHOLDER = "PLEASE FILL IN THE PR DESCRIPTION HERE ENSURING ALL CHECKLIST ITEMS (AT THE BOTTOM) HAVE BEEN CONSIDERED."
@@ -153,13 +158,6 @@ def test_empty_and_none():
 
 
 # --- through the graph: core_item_texts is landed and the report shows the what, never the placeholder -----
-
-import json  # noqa: E402
-
-import duckdb  # noqa: E402
-
-from conftest import materialize, report_path  # noqa: E402
-from html_helpers import Page  # noqa: E402
 
 FILLED_PURPOSE = "Expose num_cached_tokens in the ROCm attention metadata so prefix hits are counted."
 
