@@ -11,6 +11,7 @@ import collections
 import datetime as dt
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -223,8 +224,11 @@ def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS) -> dict:
     from vllm_digest.settings import RepoRef
     from vllm_digest.ingest.github.plan import fetch_day
 
+    from vllm_digest.ingest.people import REFRESH_DAYS, PeopleCache
+
     repo = RepoRef("vllm-project", "vllm")
     cold, refetch, refetch_304, refetch_cost, by_endpoint = {}, {}, {}, {}, {}
+    enrichment, empty_cache = {}, {}
     for i in day_indices:
         data = Dataset.from_sample(dataset(i + 1) / "vllm-project__vllm")
         day = FIRST_DAY + dt.timedelta(days=i)
@@ -235,20 +239,38 @@ def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS) -> dict:
             emu.now = w.end + dt.timedelta(minutes=10)
             c = fetch_day(repo, w, emu.base_url, TOKEN, None)
             r = fetch_day(repo, w, emu.base_url, TOKEN, c)
+            # enrichment (GET /users/{login}) in the steady state of a daily run: every author of the day
+            # was asked within the last month, at a uniformly spread moment, so the day asks those whose
+            # month is up; and with an empty cache (the first day of a deployment: every author)
+            authors = sorted({it["user"]["login"] for it in c.issues if (it.get("user") or {}).get("type") == "User"})
+            spread = random.Random(i)
+            warm = PeopleCache()
+            for login in authors:
+                warm.store(login, {"login": login}, None, emu.now - dt.timedelta(days=spread.uniform(0, REFRESH_DAYS + 1)))
+            steady = fetch_day(repo, w, emu.base_url, TOKEN, None, people=warm, max_user_requests=1000)
+            first = fetch_day(repo, w, emu.base_url, TOKEN, None, people=PeopleCache(), max_user_requests=1000)
+        enrichment[day.isoformat()] = steady.manifest.details.get("user_requests", 0)
+        empty_cache[day.isoformat()] = first.manifest.details.get("user_requests", 0)
         cold[day.isoformat()] = c.manifest.request_count
         by_endpoint[day.isoformat()] = dict(collections.Counter(
             r["path"].split("?")[0].rsplit("/vllm-project/vllm/", 1)[-1].lstrip("/") for r in c.manifest.details["requests"]))
         refetch[day.isoformat()] = r.manifest.request_count
         refetch_304[day.isoformat()] = r.manifest.not_modified_count
         refetch_cost[day.isoformat()] = sum(r.manifest.details.get("rate_limited_requests", {}).values())
+    totals = {d: cold[d] + enrichment[d] for d in cold}
     return {
         "name": f"(4) GitHub requests per day ({len(day_indices)} synthetic days, emulator)",
         "value": f"cold max {max(cold.values())} (mean {statistics.mean(cold.values()):.1f}); "
-                 f"re-fetch rate-limit cost max {max(refetch_cost.values())}",
+                 f"re-fetch rate-limit cost max {max(refetch_cost.values())}; with profile enrichment in its "
+                 f"steady state (each author asked once a month) a typical day {statistics.median(totals.values()):.0f}, "
+                 f"a busy day {max(totals.values())} requests; the first day of an empty cache "
+                 f"{max(empty_cache.values())} profile requests at most",
         "target": "≤ 12 cold, 0 re-fetch cost",
         "ok": max(cold.values()) <= 12 and max(refetch_cost.values()) == 0,
         "detail": {"cold": cold, "refetch_requests": refetch, "refetch_304": refetch_304,
-                   "refetch_rate_limited": refetch_cost, "cold_by_endpoint": by_endpoint},
+                   "refetch_rate_limited": refetch_cost, "cold_by_endpoint": by_endpoint,
+                   "enrichment_steady": enrichment, "enrichment_empty_cache": empty_cache,
+                   "total_with_enrichment": totals},
     }
 
 

@@ -4,7 +4,10 @@
 -- path, or an author-login pattern such as '-amd'); matched_rule is the strongest (tag > label > title > path >
 -- body > author). Theme: the first theme in file order whose tag, label or title regex matches (the body is
 -- left out because words like "fix" or "test" are everywhere in bodies); otherwise the default theme.
--- is_vendor_employee: the author login matches an employee_authors pattern or is in employee_logins.
+-- is_vendor_employee: the author's profile (core_people: company and bio, from GET /users/{login}) matches an
+-- employee_profiles pattern, the login is in employee_logins, or (a taxonomy that still has them) the login
+-- matches an employee_authors pattern; author_profile_known says whether the author's profile was fetched,
+-- so a report can tell "not an employee" from "not known".
 -- Junk (int_item_junk: fork syncs, empty titles, PRs closed by their author within minutes) is left out.
 -- demoted: why an item is kept off the focus section's list (null = listed; the section counts the rest in
 -- one line), because the vendor area is not its subject or it carries no news:
@@ -77,6 +80,11 @@ theme_names AS (
 focus_names AS (
     SELECT DISTINCT day, owner_id AS focus_id, grp AS vendor, taxonomy_version FROM rules WHERE scope = 'focus'
 ),
+profiles AS (
+    -- the profiles fetched for the days' people: company and bio, what an employer is read from
+    SELECT day, lower(login) AS login, concat_ws(' ', company, bio) AS profile_text
+    FROM core_people WHERE repo = $repo AND day IN (SELECT day FROM days) AND has_profile
+),
 employees AS (
     SELECT m.day, m.number, m.focus_id, min(e.rule) AS employee_rule
     FROM members AS m
@@ -85,6 +93,12 @@ employees AS (
         FROM text_hits AS h
         JOIN rules AS r ON r.day = h.day AND r.ord = h.rule_ord AND r.kind = 'employee_author'
         WHERE h.scope = 'focus' AND h.field = 'author'
+        UNION ALL
+        SELECT i.day, i.number, r.owner_id, 'profile:' || r.pattern
+        FROM items AS i
+        JOIN profiles AS p ON p.day = i.day AND p.login = lower(i.author_login)
+        JOIN rules AS r ON r.day = i.day AND r.scope = 'focus' AND r.kind = 'employee_profile'
+                       AND regexp_matches(p.profile_text, r.pattern)
         UNION ALL
         SELECT i.day, i.number, r.owner_id, 'login:' || r.value
         FROM items AS i
@@ -104,6 +118,7 @@ SELECT $repo AS repo, m.day, m.focus_id, f.vendor, m.number, i.kind, i.title,
        coalesce(t.theme_id, d.theme_id) AS theme_id, tn.name_zh AS theme_zh, tn.name_en AS theme_en,
        coalesce(t.theme_rule, CASE WHEN d.theme_id IS NOT NULL THEN 'default' END) AS theme_rule,
        e.employee_rule IS NOT NULL AS is_vendor_employee, e.employee_rule,
+       e.employee_rule IS NOT NULL OR pk.login IS NOT NULL AS author_profile_known,
        h.hotness, f.taxonomy_version,
        CASE WHEN list_bool_and(list_transform(m.matched_rules, lambda r: starts_with(r, 'label:')))
                  AND len(coalesce(i.labels, [])) >= 3 THEN 'label_spam'
@@ -122,4 +137,5 @@ LEFT JOIN theme_names AS tn ON tn.day = m.day AND tn.focus_id = m.focus_id
                            AND tn.theme_id = coalesce(t.theme_id, d.theme_id)
 LEFT JOIN employees AS e ON e.day = m.day AND e.number = m.number AND e.focus_id = m.focus_id
 LEFT JOIN sets AS s ON s.day = m.day AND s.number = m.number
+LEFT JOIN profiles AS pk ON pk.day = m.day AND pk.login = lower(i.author_login)
 LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = m.day AND h.number = m.number

@@ -1,6 +1,21 @@
--- report_items: the items of each report day as the sections describe them (title, body, state, size, author).
-SELECT day, number, kind, title, body, state, author_login, author_is_bot, labels,
-       comments_total, additions, deletions, changed_files, draft, created_at, merged_at, closed_at
-FROM core_items
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
-ORDER BY day, number
+-- report_items: the items of each report day as the sections describe them (title, body, state, size, author),
+-- with the one-line "what it does" of core_item_texts ('' when the author wrote no description) and the code
+-- areas its changed files land in (int_item_areas, largest first; empty when its files were not fetched).
+WITH areas AS (
+    SELECT day, number,
+           list(area_zh ORDER BY lines DESC, files DESC, area_id) AS areas_zh,
+           list(area_en ORDER BY lines DESC, files DESC, area_id) AS areas_en
+    FROM int_item_areas
+    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    GROUP BY day, number
+)
+SELECT i.day, i.number, i.kind, i.title, i.body, i.state, i.author_login, i.author_is_bot, i.labels,
+       i.comments_total, i.additions, i.deletions, i.changed_files, i.draft, i.created_at, i.merged_at, i.closed_at,
+       coalesce(t.what, '') AS what,
+       coalesce(a.areas_zh, CAST([] AS VARCHAR[])) AS areas_zh,
+       coalesce(a.areas_en, CAST([] AS VARCHAR[])) AS areas_en
+FROM core_items AS i
+LEFT JOIN core_item_texts AS t ON t.repo = i.repo AND t.day = i.day AND t.number = i.number
+LEFT JOIN areas AS a ON a.day = i.day AND a.number = i.number
+WHERE i.repo = $repo AND i.day IN (SELECT unnest(CAST($days AS DATE[])))
+ORDER BY i.day, i.number

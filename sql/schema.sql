@@ -120,6 +120,29 @@ CREATE TABLE IF NOT EXISTS stg_pulls (
     merged_at TIMESTAMPTZ               -- when it was merged (null if not merged)
 );
 
+-- stg_pull_files: the files changed by the day's key-change and focus candidate PRs, one row per (PR, file).
+CREATE TABLE IF NOT EXISTS stg_pull_files (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the PR number
+    filename VARCHAR NOT NULL,          -- the changed file's path in the repository
+    status VARCHAR,                     -- added, modified, removed, renamed ...
+    additions INTEGER,                  -- lines the PR adds to the file
+    deletions INTEGER                   -- lines the PR deletes from the file
+);
+
+-- stg_users: the account profiles of the day's item authors (GET /users/{login}, as cached), one row per login.
+CREATE TABLE IF NOT EXISTS stg_users (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    login VARCHAR NOT NULL,             -- the account's login
+    name VARCHAR,                       -- the profile's display name
+    company VARCHAR,                    -- the profile's company, as its owner wrote it
+    bio VARCHAR,                        -- the profile's bio
+    account_type VARCHAR,               -- User, Bot or Organization
+    fetched_at TIMESTAMPTZ              -- when the profile was last asked of GitHub (200 or 304)
+);
+
 -- core_items: every issue and PR the day touched, with its state and timestamps as last seen.
 CREATE TABLE IF NOT EXISTS core_items (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
@@ -143,6 +166,23 @@ CREATE TABLE IF NOT EXISTS core_items (
     additions INTEGER,                  -- lines the PR adds (null when its size was not fetched)
     deletions INTEGER,                  -- lines the PR deletes (null when its size was not fetched)
     changed_files INTEGER               -- files the PR changes (null when its size was not fetched)
+);
+
+-- core_item_texts: what each item's body says, template text left out (warehouse/bodies.py).
+CREATE TABLE IF NOT EXISTS core_item_texts (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) that touched the item
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR NOT NULL,              -- issue or pr
+    has_description BOOLEAN,            -- whether the author wrote anything beyond the template
+    what VARCHAR,                       -- the first meaningful sentence of its Purpose / Summary / Motivation, plain
+    purpose VARCHAR,                    -- the Purpose (or Summary, bug description, Motivation) as plain lines
+    test_plan VARCHAR,                  -- the Test Plan's prose (commands in code blocks left out)
+    test_result VARCHAR,                -- the Test Result's prose
+    result_figures VARCHAR[],           -- numbers with their units from the Test Result (1.36x, 48.2 ms, 812 tok/s)
+    referenced_items INTEGER[],         -- the items a closing keyword names (FIX #N, Closes #N, Resolves <URL>)
+    meaningful_text VARCHAR,            -- the author's prose, no environment dump, checklist, comment or template line
+    sections VARCHAR[]                  -- the kinds of section found, in body order (purpose, test_plan, other...)
 );
 
 -- core_events: one row per thing that happened to an item inside the day's window.
@@ -172,8 +212,11 @@ CREATE TABLE IF NOT EXISTS core_comments (
     author_association VARCHAR,         -- the author's relation to the repo (MEMBER, CONTRIBUTOR, NONE...)
     created_at TIMESTAMPTZ,             -- when it was written (a review: when it was submitted)
     body VARCHAR,                       -- the text
-    reactions_total INTEGER             -- reactions on it (0 for reviews)
+    reactions_total INTEGER,            -- reactions on it (0 for reviews)
+    review_state VARCHAR                -- a review's verdict: APPROVED, CHANGES_REQUESTED, COMMENTED (null otherwise)
 );
+-- a warehouse made before review verdicts were kept gets the column
+ALTER TABLE core_comments ADD COLUMN IF NOT EXISTS review_state VARCHAR;
 
 -- core_people: one row per person active in the window, with what they did.
 CREATE TABLE IF NOT EXISTS core_people (
@@ -187,8 +230,17 @@ CREATE TABLE IF NOT EXISTS core_people (
     comments INTEGER,                   -- comments they wrote in the window (conversation and diff)
     reviews INTEGER,                    -- PR reviews they submitted in the window
     closings INTEGER,                   -- items they closed in the window
-    merges INTEGER                      -- PRs they merged in the window
+    merges INTEGER,                     -- PRs they merged in the window
+    name VARCHAR,                       -- their profile's display name (null: no profile fetched)
+    company VARCHAR,                    -- their profile's company (null: none written, or no profile fetched)
+    bio VARCHAR,                        -- their profile's bio
+    has_profile BOOLEAN                 -- whether their profile was fetched (GET /users/{login})
 );
+-- a warehouse made before profiles were fetched gets their columns
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS name VARCHAR;
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS company VARCHAR;
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS bio VARCHAR;
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS has_profile BOOLEAN;
 
 -- mart_five_sets: the day's five report lists, one row per (set, item).
 CREATE TABLE IF NOT EXISTS mart_five_sets (

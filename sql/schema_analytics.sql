@@ -43,9 +43,9 @@ CREATE TABLE IF NOT EXISTS ref_taxonomy_rules (
     owner_id VARCHAR NOT NULL,          -- the id of the topic, focus area or theme the rule belongs to
     parent_id VARCHAR,                  -- a theme's focus area (null for topics and focus areas)
     kind VARCHAR NOT NULL,              -- what the rule matches: tag, label, path, text, author, employee_author,
-                                        -- employee_login, or default (the theme of a focus area's other items)
+                                        -- employee_profile, employee_login, or default (a focus area's other items)
     value VARCHAR,                      -- the lower-cased tag, label, path prefix or login (null for regex rules)
-    pattern VARCHAR,                    -- the RE2 regex of a text, author or employee_author rule (null otherwise)
+    pattern VARCHAR,                    -- the RE2 regex of a text, author, employee_author or employee_profile rule
     name_zh VARCHAR,                    -- the owner's name in Chinese
     name_en VARCHAR,                    -- the owner's name in English
     grp VARCHAR,                        -- a topic's group (e.g. process); a focus area's or theme's vendor
@@ -156,11 +156,26 @@ CREATE TABLE IF NOT EXISTS mart_focus_items (
     theme_en VARCHAR,                   -- the theme's name in English
     theme_rule VARCHAR,                 -- the evidence that chose the theme, or default
     is_vendor_employee BOOLEAN,         -- whether the author is tagged a vendor employee
-    employee_rule VARCHAR,              -- the login or author pattern that tagged the author (null if not tagged)
+    employee_rule VARCHAR,              -- the profile pattern, login or author pattern that tagged the author (null if not)
     hotness DOUBLE,                     -- the item's hotness (mart_item_hotness)
     taxonomy_version INTEGER,           -- the taxonomy version that matched
-    demoted VARCHAR                     -- why it is kept off the focus list (null = listed): label_spam (only a
+    demoted VARCHAR,                    -- why it is kept off the focus list (null = listed): label_spam (only a
                                         -- label, among many), body_mention (only the body), stale or closed_unmerged
+    author_profile_known BOOLEAN        -- whether the author's employer is known (profile fetched, or tagged by a rule)
+);
+-- a warehouse created before profiles were read gets the column (its old rows hold NULL until rebuilt)
+ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_profile_known BOOLEAN;
+
+-- int_item_areas: the code areas each PR's changed files land in (taxonomy [[area]] path prefixes).
+CREATE TABLE IF NOT EXISTS int_item_areas (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the PR number
+    area_id VARCHAR NOT NULL,           -- the taxonomy's code area (scheduler, rocm_kernels, models ...)
+    area_zh VARCHAR,                    -- the area's name in Chinese
+    area_en VARCHAR,                    -- the area's name in English
+    files INTEGER,                      -- the PR's changed files in the area
+    lines INTEGER                       -- lines added plus deleted in those files
 );
 ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS demoted VARCHAR;
 

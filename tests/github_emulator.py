@@ -42,6 +42,8 @@ class Dataset:
     review_comments: list[dict] = field(default_factory=list)
     reviews: list[dict] = field(default_factory=list)
     pulls: dict[int, dict] = field(default_factory=dict)
+    users: dict[str, dict] = field(default_factory=dict)  # login (lower case) -> GET /users/{login}'s profile
+    files: dict[int, list[dict]] = field(default_factory=dict)  # PR number -> GET /pulls/{n}/files
 
     @classmethod
     def from_sample(cls, folder: Path | None = None) -> "Dataset":
@@ -112,7 +114,7 @@ class Dataset:
             items[n] = past
         pulls = {n: {**p, "merged_at": (items[n].get("pull_request") or {}).get("merged_at")} if "merged_at" in p else p
                  for n, p in self.pulls.items() if n in items}
-        return Dataset(self.repo, items, events, comments, review_comments, reviews, pulls)
+        return Dataset(self.repo, items, events, comments, review_comments, reviews, pulls, self.users, self.files)
 
 
 def _iso(moment: dt.datetime | None) -> str | None:
@@ -310,6 +312,10 @@ class GitHubEmulator:
         path = path[len(self.prefix):]
         if path == "/search/issues":
             return self._search(q)
+        user = re.match(r"^/users/([^/]+)$", path)
+        if user:
+            found = self.dataset.users.get(user.group(1).lower())
+            return (200, found, None, None) if found else (404, {"message": "Not Found"}, None, None)
         m = re.match(r"^/repos/([^/]+)/([^/]+)(/.*)$", path)
         if not m or f"{m.group(1)}/{m.group(2)}".lower() != self.dataset.repo.lower():
             return 404, {"message": "Not Found", "documentation_url": "https://docs.github.com/rest"}, None, None
@@ -328,12 +334,14 @@ class GitHubEmulator:
             return self._paged(self._since_sorted(d.comments, q, "created", "asc"), q)
         if rest == "/pulls/comments":
             return self._paged(self._since_sorted(d.review_comments, q, "created", "asc"), q)
-        m = re.match(r"^/pulls/(\d+)(/reviews)?$", rest)
+        m = re.match(r"^/pulls/(\d+)(/reviews|/files)?$", rest)
         if m:
             number = int(m.group(1))
             item = d.items.get(number)
             if item is None or "pull_request" not in item:
                 return 404, {"message": "Not Found"}, None, None
+            if m.group(2) == "/files":
+                return self._paged(list(d.files.get(number, [])), q)
             if m.group(2):
                 rows = [r for r in d.reviews if r["pull_request_url"].rstrip("/").endswith(f"/{number}")]
                 return self._paged(sorted(rows, key=lambda r: r["id"]), q)

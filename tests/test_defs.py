@@ -62,7 +62,7 @@ def test_every_asset_runs_a_partition_range_as_one_run(make_settings):
     defs = build_definitions(make_settings())
     graph = defs.resolve_asset_graph()
     policies = {key.to_user_string(): graph.get(key).backfill_policy for key in graph.get_all_asset_keys()}
-    assert len(policies) == 30
+    assert len(policies) == 34
     assert {k for k, p in policies.items() if p != dg.BackfillPolicy.single_run()} == set()
 
 

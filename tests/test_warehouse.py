@@ -16,7 +16,7 @@ import pytest
 from pipeline_helpers import ALL_MODELS, build_sample_day, table_hashes
 from vllm_digest.definitions import build_definitions
 from vllm_digest.partitions import window_for_day
-from vllm_digest.warehouse.layers import CORE_MODELS, day_params
+from vllm_digest.warehouse.layers import CORE_MODELS, INSERTS, day_params
 from vllm_digest.warehouse.writes import replace_partition
 from vllm_digest.warehouse.resource import WarehouseResource
 
@@ -42,7 +42,7 @@ def test_failure_between_delete_and_insert_keeps_previous_rows(make_settings, fa
     params = day_params(settings.repos[0], window, settings.raw_dir)
     with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
         with pytest.raises(Injected):
-            replace_partition(con, CORE_MODELS, params, before_insert=explode)
+            replace_partition(con, CORE_MODELS, params, before_insert=explode, inserts=INSERTS)
         # the connection is still usable: the transaction was rolled back, not left open
         assert con.execute(f"SELECT count(*) FROM {fail_at}").fetchone()[0] > 0
     assert table_hashes(settings) == before
@@ -231,7 +231,7 @@ def test_every_column_of_every_table_asset_is_described(make_settings):
         schema = graph.get(key).metadata.get("dagster/column_schema")
         if schema is not None:
             tables[key.path[-1]] = schema.columns
-    assert len(tables) == 27  # 7 stg + 4 core + 2 mart + 14 analytics
+    assert len(tables) == 31  # 9 stg + 5 core + 2 mart + 15 analytics
     undescribed = [(t, c.name) for t, cols in tables.items() for c in cols if not (c.description or "").strip()]
     assert undescribed == []
     described = {t: {c.name: c.description for c in cols} for t, cols in tables.items()}

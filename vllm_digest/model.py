@@ -17,6 +17,8 @@ PAYLOAD_KINDS = {
     "review_comments": "PR review (diff) comments created in the window",
     "reviews": "PR reviews submitted in the window",
     "pulls": "pull request objects (sizes, draft, merged_at) for PRs of the window",
+    "users": "account profiles (GET /users/{login}: name, company, bio) of the day's item authors, as cached",
+    "files": "the files changed by the day's key-change and focus candidate PRs (GET /pulls/{n}/files), as cached",
 }
 MANIFEST = "manifest.json"
 
@@ -71,6 +73,8 @@ class DayPayload:
     review_comments: list[dict] = field(default_factory=list)
     reviews: list[dict] = field(default_factory=list)
     pulls: list[dict] = field(default_factory=list)
+    users: list[dict] = field(default_factory=list)
+    files: list[dict] = field(default_factory=list)
 
     def payloads(self) -> dict[str, list[dict]]:
         return {kind: getattr(self, kind) for kind in PAYLOAD_KINDS}

@@ -36,6 +36,8 @@ DEFAULT_START_DATE = dt.date(2026, 3, 1)
 # request stop after 2 minutes, so a deadline beyond that could never be used in full
 DEFAULT_GITHUB_DEADLINE = 30
 MAX_GITHUB_DEADLINE = 120
+MAX_GITHUB_PEOPLE = 1000
+MAX_GITHUB_FILES = 20
 
 _REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$")
 _CUTOFF = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -57,6 +59,8 @@ _ENV_KEYS = {
     "github_api_url": "GITHUB_API_URL",
     "github_web_url": "GITHUB_WEB_URL",
     "github_request_deadline": "VLLM_DIGEST_GITHUB_DEADLINE",
+    "github_people_requests": "VLLM_DIGEST_GITHUB_PEOPLE",
+    "github_file_requests": "VLLM_DIGEST_GITHUB_FILES",
     "schedule_lag_minutes": "VLLM_DIGEST_SCHEDULE_LAG",
     "late_days": "VLLM_DIGEST_LATE_DAYS",
     "executor": "VLLM_DIGEST_EXECUTOR",
@@ -300,6 +304,11 @@ class Settings:
     github_web_override: str | None = None
     github_token: str | None = field(default=None, repr=False)
     github_request_deadline: int = DEFAULT_GITHUB_DEADLINE
+    # account profiles (GET /users/{login}) the github source asks a day, new or due monthly; 0: none
+    github_people_requests: int = 0
+    # PRs whose changed files (GET /pulls/{n}/files) the github source asks a day, key-change and focus
+    # candidates first; 0: none, at most MAX_GITHUB_FILES
+    github_file_requests: int = 0
     # where site/ is published (its index.html's folder); makes the feed's links absolute
     site_url: str | None = None
     languages: tuple[str, ...] = LANGUAGES
@@ -565,6 +574,12 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         github_request_deadline=_parse_int(
             raw.get("github_request_deadline", DEFAULT_GITHUB_DEADLINE),
             "GitHub request deadline (seconds)", 1, MAX_GITHUB_DEADLINE,
+        ),
+        github_people_requests=_parse_int(
+            raw.get("github_people_requests", 0), "GitHub people requests a day", 0, MAX_GITHUB_PEOPLE,
+        ),
+        github_file_requests=_parse_int(
+            raw.get("github_file_requests", 0), "GitHub PR-files requests a day", 0, MAX_GITHUB_FILES,
         ),
         site_url=_parse_api_url(str(raw["site_url"]), "site URL") + "/" if raw.get("site_url") else None,
         languages=languages,

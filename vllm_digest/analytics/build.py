@@ -40,6 +40,7 @@ ANALYTICS_MODELS = (
     "int_item_links",
     "int_item_junk",
     "int_item_features",
+    "int_item_areas",
     "mart_item_topics",
     "mart_item_hotness",
     "mart_focus_items",

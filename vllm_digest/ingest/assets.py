@@ -4,6 +4,8 @@
 import dagster as dg
 
 from vllm_digest.ingest.github.client import GitHubError
+from vllm_digest.ingest.people import PEOPLE_FILE, PeopleCache
+from vllm_digest.ingest.pr_files import FILES_FILE, FilesCache
 from vllm_digest.ingest.raw_store import day_dir, read_day, repo_dir, write_day
 from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
 from vllm_digest.model import DayPayload
@@ -29,7 +31,8 @@ FETCH_RETRY_POLICY = dg.RetryPolicy(
 )
 
 
-def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWindow, previous, log=None):
+def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWindow, previous, log=None,
+                  people: PeopleCache | None = None, files: FilesCache | None = None):
     """The day's payload; an error a retry cannot fix fails the step at once.
 
     Transient (retried by FETCH_RETRY_POLICY): GitHub gave no response or a
@@ -39,7 +42,7 @@ def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWind
     fail the same way again, so retrying only delays the error.
     """
     try:
-        return source.fetch_day(repo, window, previous, log)
+        return source.fetch_day(repo, window, previous, log, people, files)
     except Exception as exc:
         if isinstance(exc, GitHubError) and exc.transient:
             raise
@@ -69,10 +72,17 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
         landed: dict[str, dict] = {}
+        # the profiles asked of GitHub, kept across days and runs (ingest/people.py)
+        github = activity_source.kind == "github"
+        people = PeopleCache.load(repo_dir(settings.raw_dir, repo) / PEOPLE_FILE) if github else None
+        files = FilesCache.load(repo_dir(settings.raw_dir, repo) / FILES_FILE) if github else None
         for window in windows:
             previous = read_day(settings.raw_dir, repo, window.key)
-            payload = fetch_or_fail(activity_source, repo, window, previous, context.log)
+            payload = fetch_or_fail(activity_source, repo, window, previous, context.log, people, files)
             write_day(settings.raw_dir, repo, window.key, payload)
+            if github:
+                people.save()
+                files.save()
             landed[window.key] = landed_counts(payload)
         totals = {name: sum(day[name] for day in landed.values()) for name in LANDED_COUNTS}
         context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")

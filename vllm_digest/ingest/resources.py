@@ -9,10 +9,13 @@ from pathlib import Path
 import dagster as dg
 from pydantic import Field
 
+from vllm_digest.ingest.people import PeopleCache
+from vllm_digest.ingest.pr_files import FilesCache
 from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.model import DayPayload
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.taxonomy import taxonomy_from_settings
 
 
 class ActivitySourceResource(dg.ConfigurableResource):
@@ -35,11 +38,23 @@ class ActivitySourceResource(dg.ConfigurableResource):
     request_deadline_seconds: float = Field(
         default=30.0, description="the whole of one request, body included (the github_request_deadline setting)"
     )
+    people_requests: int = Field(
+        default=0, description="account profiles (GET /users/{login}) asked a day, new or due monthly (github_people_requests)"
+    )
+    file_requests: int = Field(
+        default=0, description="PRs whose changed files (GET /pulls/{n}/files) are asked a day (github_file_requests)"
+    )
+    focus_words: list[str] = Field(
+        default_factory=list, description="title tags and labels of the taxonomy's focus areas: whose files are asked first"
+    )
 
     def fetch_day(
-        self, repo: RepoRef, window: DayWindow, previous: DayPayload | None, log: logging.Logger | None = None
+        self, repo: RepoRef, window: DayWindow, previous: DayPayload | None, log: logging.Logger | None = None,
+        people: PeopleCache | None = None,
+        files: FilesCache | None = None,
     ) -> DayPayload:
-        """The day's payload. ``log`` receives the HTTP client's retries and waits (the step's context.log)."""
+        """The day's payload. ``log`` receives the HTTP client's retries and waits (the step's context.log);
+        ``people`` is the repository's profile cache (github only), updated in place."""
         if self.kind == "sample":
             root = Path(self.sample_dir) if self.sample_dir else None
             return fetch_sample_day(repo, window, root)
@@ -52,6 +67,11 @@ class ActivitySourceResource(dg.ConfigurableResource):
                 api_url=self.github_api_url,
                 token=self.github_token,
                 previous=previous,
+                people=people,
+                files=files,
+                max_user_requests=self.people_requests,
+                max_file_requests=self.file_requests,
+                focus_words=tuple(self.focus_words),
                 max_rate_wait_seconds=self.max_rate_wait_seconds,
                 request_deadline_seconds=self.request_deadline_seconds,
                 **({"log": log} if log is not None else {}),
@@ -66,7 +86,16 @@ def activity_source(settings: Settings) -> ActivitySourceResource:
         github_api_url=settings.github_api_url,
         github_token=_github_token(settings),
         request_deadline_seconds=float(settings.github_request_deadline),
+        people_requests=settings.github_people_requests,
+        file_requests=settings.github_file_requests,
+        focus_words=_focus_words(settings) if settings.github_file_requests else [],
     )
+
+
+def _focus_words(settings: Settings) -> list[str]:
+    """The focus areas' tags and labels, lower case: a PR carrying one is a focus candidate."""
+    taxonomy = taxonomy_from_settings(settings)
+    return sorted({w.lower() for f in taxonomy.focus_areas for w in (*f.rules.tags, *f.rules.labels)})
 
 
 def _github_token(settings: Settings):

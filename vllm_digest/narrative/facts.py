@@ -18,11 +18,20 @@ from __future__ import annotations
 import re
 
 from vllm_digest.report.data import DayData
-from vllm_digest.report.gist import first_sentence
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.model import DayReport
-from vllm_digest.report.sections import author_name, focus_tally, has_comment_threads, item_state, thread_voices
+from vllm_digest.report.sections import (
+    author_name,
+    employees_known,
+    focus_tally,
+    has_comment_threads,
+    item_state,
+    review_verdicts,
+    thread_people,
+    thread_voices,
+)
 from vllm_digest.taxonomy import FocusArea
+from vllm_digest.warehouse.bodies import WHAT_CHARS
 
 _REF = re.compile(r"#(\d+)\b")
 SUMMARY_TOPICS = 3
@@ -60,7 +69,8 @@ def _item(row: dict, known: set[int], **extra) -> dict:
         out["additions"] = int(row["additions"])
         out["deletions"] = int(row["deletions"] or 0)
         out["files"] = int(row["changed_files"] or 0)
-    gist = first_sentence(row.get("body"))
+    # the body's one-line "what it does" as core_item_texts parsed it ("" without a description)
+    gist = plain_inline(row.get("what"), WHAT_CHARS)
     if gist:
         out["gist"] = gist
     out.update(extra)
@@ -106,7 +116,9 @@ def summary_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> di
     topics = data.topics[:SUMMARY_TOPICS]
     return _pack(
         report,
-        counts={**report.counts, "focus_items": focus["items"], "focus_by_vendor_employees": focus["by_vendor_employees"]},
+        counts={**report.counts, "focus_items": focus["items"],
+                # left out when no author's employer is known, rather than stated as 0
+                **({"focus_by_vendor_employees": focus["by_vendor_employees"]} if employees_known(data.focus) else {})},
         metrics=_rate(data),
         topics=[_topic(t, _names(report)) for t in topics],
         items=_topic_members(data, topics),
@@ -119,7 +131,9 @@ def focus_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict
         return _pack(report)
     tally = focus_tally(focus, focus_area.highlight)
     names = _names(report)
-    counts = {"focus_items": tally["items"], "by_vendor_employees": tally["by_vendor_employees"], "merged": tally["merged"]}
+    counts = {"focus_items": tally["items"], "merged": tally["merged"]}
+    if employees_known(focus):
+        counts["by_vendor_employees"] = tally["by_vendor_employees"]
     if focus_area.highlight:
         # the product the focus area counts on its own, and how many items mention it
         counts["highlight_related"] = tally["highlight"]
@@ -144,6 +158,10 @@ def discussions_facts(report: DayReport, data: DayData, focus_area: FocusArea) -
         people, quotes = thread_voices(data, i["number"])
         excerpts = [{"author": q.author, "text": q.text} for q in quotes]
         extra = {"participants": len(people), "comment_excerpts": excerpts} if threads else {}
+        if threads:
+            _, _, maintainers, first = thread_people(data, i)
+            extra.update({"maintainers": [author_name(m) for m in maintainers]} if maintainers else {})
+            extra.update({"first_response_hours": first} if first is not None else {})
         items.append(_item(i, data.known_refs, score=round(float(i["score"]), 2), **extra))
     return _pack(report, items=items, notes=None if threads else [NO_THREADS_NOTE])
 
@@ -163,8 +181,14 @@ def selection(item: dict) -> dict:
 
 def key_changes_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     known = data.known_refs
-    return _pack(report, items=[_item(i, known, topics=i["reason"], status=i["status"], selection=selection(i))
-                                for i in data.key_changes])
+    items = []
+    for i in data.key_changes:
+        verdicts = review_verdicts(data, i["number"])
+        extra = {key: [author_name(r) for r in verdicts[state]] for state, key in
+                 (("APPROVED", "approved_by"), ("CHANGES_REQUESTED", "changes_requested_by")) if verdicts[state]}
+        items.append(_item(i, known, topics=i["reason"], status=i["status"],
+                           selection=selection(i), **extra))
+    return _pack(report, items=items)
 
 
 def activity_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:

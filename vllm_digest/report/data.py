@@ -65,6 +65,8 @@ def focus_items(found: list[dict], items) -> list[dict]:
         theme=lambda r: r["theme_id"],
         theme_name=lambda r: {f: r[f"theme_{f}"] for f in NAME_FIELDS},
         vendor=lambda r: bool(r["is_vendor_employee"]),
+        # whether the author's employer is known at all: no profile fetched means "unknown", not "no"
+        profile_known=lambda r: bool(r.get("author_profile_known")),
     )
 
 

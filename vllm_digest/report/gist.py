@@ -22,7 +22,9 @@ _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 _URL = re.compile(r"(?i)\b(?:https?|ftp|javascript|data|vbscript|file):\S*")
 _INLINE_CODE = re.compile(r"`([^`]*)`")
-_EMPHASIS = re.compile(r"[*_~]{1,3}")
+# emphasis markers (* and ~) at a word's edge only; underscores stay, since identifiers (num_cached_tokens,
+# __init__) carry them and a one-word _emphasis_ cannot be told from one
+_EMPHASIS = re.compile(r"(?<![\w*~])[*~]{1,3}(?=\S)|(?<=\S)[*~]{1,3}(?![\w*~])")
 _TEMPLATE_MARK = re.compile(r"\{[{%#].*?[}%#]\}")
 # lines that carry structure, not content: headings, checkboxes, quotes, tables, rules
 _BOILERPLATE = re.compile(

@@ -39,9 +39,9 @@ HISTORY_QUERIES = ("topic_history", "count_history")
 
 # The tables the report reads: the report asset declares them as its inputs.
 TABLES_READ = (
-    "stg_fetch_manifest", "core_items", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts",
+    "stg_fetch_manifest", "core_items", "core_item_texts", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts",
     "mart_focus_items", "mart_item_hotness", "mart_topic_daily", "mart_item_topics",
-    "mart_key_changes", "mart_notable_issues", "mart_activity_daily", "int_item_junk",
+    "mart_key_changes", "mart_notable_issues", "mart_activity_daily", "int_item_junk", "int_item_areas",
 )
 
 

@@ -14,10 +14,11 @@ from typing import Callable
 
 from vllm_digest.i18n import Catalog
 from vllm_digest.report.data import DayData
-from vllm_digest.report.gist import excerpt, first_sentence
+from vllm_digest.report.gist import excerpt
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import Chart, Comment, Group, Item, Part, Quote, Section, joined
 from vllm_digest.taxonomy import FocusArea
+from vllm_digest.warehouse.bodies import WHAT_CHARS
 
 LEAD_CHARS = 2000
 # GitHub attributes what a deleted account wrote to its stand-in user "ghost"; some payloads carry no
@@ -87,6 +88,16 @@ def why_lines(item: dict, t: Catalog) -> tuple[str, tuple[str, ...]]:
     return t("why.summary", score=why["score"], probability=why["probability"]), parts
 
 
+# at most this many code areas in "touches: ..."
+TOUCHES = 3
+
+
+def touches(item: dict, w: Wording) -> str:
+    """`` · touches: scheduler, models`` for a PR whose changed files were fetched, else ""."""
+    areas = [a for a in (item.get(f"areas_{w.names}") or [])[:TOUCHES] if a]
+    return f" · {w.t('item.touches', areas=w.t('language.list_sep').join(areas))}" if areas else ""
+
+
 def _entry(item: dict, w: Wording, meta: str | list, quotes=(), gist: str | None = None) -> Item:
     why, why_parts = why_lines(item, w.t)
     return Item(
@@ -95,7 +106,8 @@ def _entry(item: dict, w: Wording, meta: str | list, quotes=(), gist: str | None
         ref=item_ref(item["kind"], item["number"], w.t),
         url=w.url_for(item["kind"], item["number"]),
         title=plain_inline(item["title"], 200),
-        gist=first_sentence(item.get("body")) if gist is None else plain_inline(gist, 200),
+        # the body's one-line "what it does" (core_item_texts), never the template's placeholder
+        gist=plain_inline(item.get("what"), WHAT_CHARS) if gist is None else plain_inline(gist, WHAT_CHARS),
         meta_parts=_parts(meta),
         quotes=tuple(quotes),
         why=why,
@@ -126,7 +138,7 @@ def doc_markdown(section: Section, colon: str) -> str:
                 parts.append(md_inline(e.title, 200))
             line = "- " + " ".join(parts)
             if e.gist:
-                line += f" — {md_inline(e.gist, 200)}"
+                line += f" — {md_inline(e.gist, WHAT_CHARS)}"
             if e.meta:
                 line += f" ({md_inline(e.meta, 300)})"
             out.append(line)
@@ -150,6 +162,7 @@ def _summary(data: DayData, w: Wording) -> _Body:
     t, area, c = w.t, w.focus, data.counts
     focus = data.focus
     employees = sum(1 for i in focus if i["vendor"])
+    known = employees_known(focus)
     topics = data.topics[:3]
     text = t("summary.counts", **c, merge_rate=_pct(data.activity["merge_rate"]))
     if topics:
@@ -158,10 +171,17 @@ def _summary(data: DayData, w: Wording) -> _Body:
         )
         text += t("summary.topics", topics=listed)
     text += (
-        t("summary.focus", focus=area.short, items=len(focus), vendor=area.vendor, employees=employees) if focus
-        else t("summary.focus_none", focus=area.short)
+        t("summary.focus_none", focus=area.short) if not focus
+        else t("summary.focus", focus=area.short, items=len(focus), vendor=area.vendor, employees=employees) if known
+        else t("summary.focus_unknown", focus=area.short, items=len(focus), vendor=area.vendor)
     )
     return _Body(text)
+
+
+def employees_known(focus: list[dict]) -> bool:
+    """Whether any focus item's author is known to work, or not, for the vendor: with no profile fetched
+    (the sample, or github_people_requests = 0) "0 by employees" would be a guess, so it is not said."""
+    return any(i["vendor"] or i.get("profile_known") for i in focus)
 
 
 def focus_tally(focus: list[dict], highlight: str | None) -> dict[str, int]:
@@ -201,12 +221,17 @@ def _focus(data: DayData, w: Wording) -> _Body:
         entries = []
         for i in (i for i in focus if i["theme"] == theme):
             tag = t("focus.employee", vendor=area.vendor) if i["vendor"] else ""
-            entries.append(_entry(i, w, [Quote(author_name(i["author_login"])), f"{tag} · {state_label(i, t)}"]))
+            entries.append(_entry(i, w, [Quote(author_name(i["author_login"])),
+                                         f"{tag} · {state_label(i, t)}{touches(i, w)}"]))
         groups.append(Group(_name(names[theme], w, theme), tuple(entries)))
     tally = focus_tally(focus, area.highlight)
     parts = t("language.list_sep").join(t("focus.part", name=_name(names[th], w, th), count=counts[th]) for th in order)
-    tail = t("focus.tail", items=len(focus), focus=area.short, parts=parts, vendor=area.vendor,
-             employees=tally["by_vendor_employees"], merged=tally["merged"])
+    if employees_known(focus):
+        tail = t("focus.tail", items=len(focus), focus=area.short, parts=parts, vendor=area.vendor,
+                 employees=tally["by_vendor_employees"], merged=tally["merged"])
+    else:
+        tail = t("focus.tail_unknown", items=len(focus), focus=area.short, parts=parts, vendor=area.vendor,
+                 merged=tally["merged"])
     if not area.highlight:
         tail += t("focus.tail_end")
     elif tally["highlight"]:
@@ -225,6 +250,62 @@ def thread_voices(data: DayData, number: int, quotes: int = 3) -> tuple[list[str
     return people, [Comment(author_name(c["author_login"]), excerpt(c["body"])) for c in humans[:quotes]]
 
 
+# GitHub's author_association values of the people who maintain a repository
+MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+
+
+def is_maintainer(row: dict) -> bool:
+    return (row.get("author_association") or "").upper() in MAINTAINER_ASSOCIATIONS
+
+
+@dataclass(frozen=True)
+class ThreadDigest:
+    """What a hot thread's window holds: who spoke, which maintainers, how long the first answer took
+    (items opened in the window only), and one excerpt per side that actually spoke, latest first of
+    each: the item's author, its maintainers (so the latest maintainer comment), everyone else."""
+
+    participants: tuple[str, ...]
+    maintainers: tuple[str, ...]
+    first_response_hours: float | None
+    quotes: tuple[Comment, ...]
+
+
+def thread_people(data: DayData, item: dict) -> tuple[list[dict], tuple[str, ...], tuple[str, ...], float | None]:
+    """A thread's human comments (oldest first), participants, maintainers and hours to the first answer by
+    someone else (only for an item opened in the window: an older one's first answer may predate it)."""
+    author = item.get("author_login")
+    thread = [c for c in data.comments.get(item["number"], []) if c["author_login"] and not c["author_is_bot"]]
+    participants = tuple(sorted({c["author_login"] for c in thread}))
+    maintainers = tuple(sorted({c["author_login"] for c in thread if is_maintainer(c)}))
+    opened_today = any(m["number"] == item["number"] and m["set_name"] in ("new_issues", "new_prs")
+                       for m in data.members)
+    answers = [c for c in thread if c["author_login"] != author and c.get("created_at")]
+    first = None
+    if opened_today and answers and item.get("created_at"):
+        first = round(max(0.0, (answers[0]["created_at"] - item["created_at"]).total_seconds() / 3600), 1)
+    return thread, participants, maintainers, first
+
+
+def thread_digest(data: DayData, item: dict, w: Wording) -> ThreadDigest:
+    t, author = w.t, item.get("author_login")
+    thread, participants, maintainers, first = thread_people(data, item)
+
+    def side(c: dict) -> str:
+        return "author" if c["author_login"] == author else "maintainer" if is_maintainer(c) else "community"
+
+    latest: dict[str, dict] = {}
+    for c in thread:
+        if c.get("body") and excerpt(c["body"]):
+            latest[side(c)] = c  # oldest first: the last one kept is the side's latest
+    label = {"author": "discussions.side_author", "maintainer": "discussions.side_maintainer"}
+    quotes = tuple(
+        Comment(t(label[s], login=author_name(c["author_login"])) if s in label else author_name(c["author_login"]),
+                excerpt(c["body"]))
+        for s, c in sorted(latest.items(), key=lambda kv: (kv[1]["created_at"], kv[0]))
+    )
+    return ThreadDigest(participants, maintainers, first, quotes)
+
+
 def _discussions(data: DayData, w: Wording) -> _Body:
     t = w.t
     if not data.hot:
@@ -232,13 +313,28 @@ def _discussions(data: DayData, w: Wording) -> _Body:
     entries = []
     threads = has_comment_threads(data)
     for i in data.hot:
-        people, quotes = thread_voices(data, i["number"])
+        digest = thread_digest(data, i, w)
         # without threads only the total is known: no "0 participants", which would read as nobody
-        meta = (t("discussions.meta", comments=int(i["comments_total"] or 0), participants=len(people),
-                  state=state_label(i, t)) if threads
-                else t("discussions.meta_total", comments=int(i["comments_total"] or 0), state=state_label(i, t)))
-        entries.append(_entry(i, w, meta, quotes))
+        meta: list = [t("discussions.meta", comments=int(i["comments_total"] or 0),
+                        participants=len(digest.participants), state=state_label(i, t)) if threads
+                      else t("discussions.meta_total", comments=int(i["comments_total"] or 0), state=state_label(i, t))]
+        if digest.maintainers:
+            meta += [t("discussions.maintainers"), *_listed([(m, None) for m in digest.maintainers],
+                                                            t("language.list_sep"), None)]
+        if digest.first_response_hours is not None:
+            meta.append(t("discussions.first_response", hours=f"{digest.first_response_hours:.1f}"))
+        entries.append(_entry(i, w, meta, digest.quotes))
     return _Body(t("discussions.lead"), (Group("", tuple(entries)),))
+
+
+def review_verdicts(data: DayData, number: int) -> dict[str, list[str]]:
+    """The window's approvals and change requests of a PR, each reviewer's latest verdict."""
+    latest: dict[str, str] = {}
+    for c in data.comments.get(number, []):
+        state = (c.get("review_state") or "").upper()
+        if c["comment_kind"] == "review" and c["author_login"] and state in ("APPROVED", "CHANGES_REQUESTED"):
+            latest[c["author_login"]] = state
+    return {s: sorted(login for login, v in latest.items() if v == s) for s in ("APPROVED", "CHANGES_REQUESTED")}
 
 
 def trend_arrow(topic: dict) -> str:
@@ -318,7 +414,11 @@ def _key_changes(data: DayData, w: Wording) -> _Body:
                      files=i["changed_files"] or 0)
         reason = plain_inline(i.get("reason"), 120)
         meta = [f"{size}{t('key_changes.by')} ", Quote(author_name(i["author_login"])),
-                f" · {reason}" if reason else ""]
+                f" · {reason}" if reason else "", touches(i, w)]
+        verdicts = review_verdicts(data, i["number"])
+        for state, key in (("APPROVED", "key_changes.approved"), ("CHANGES_REQUESTED", "key_changes.changes_requested")):
+            if verdicts[state]:
+                meta += [t(key), *_listed([(r, None) for r in verdicts[state]], t("language.list_sep"), None)]
         entries.append(_entry(i, w, meta))
     return _Body(t("key_changes.lead"), (Group("", tuple(entries)),))
 
@@ -381,7 +481,7 @@ def _notable(data: DayData, w: Wording) -> _Body:
         labels = _listed([(x, None) for x in i["labels"] or []], ",", None, 40) or [t("item.no_labels")]
         reason = plain_inline(i.get("reason"), 120)
         meta = [*labels, t("notable.comments", comments=int(i["comments_total"] or 0)),
-                f" · {reason}" if reason else ""]
+                f" · {reason}" if reason else "", touches(i, w)]
         entries.append(_entry(i, w, meta))
     return _Body(t("notable.lead"), (Group("", tuple(entries)),))
 

@@ -24,15 +24,16 @@ DEFAULT_TAXONOMY = Path(str(resources.files("vllm_digest.taxonomy") / "vllm.toml
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 GROUPS = ("feature", "hardware", "model", "quality", "process")
 
-_TOP_KEYS = {"version", "project", "trend", "links", "topic_rank", "topic", "focus"}
+_TOP_KEYS = {"version", "project", "trend", "links", "topic_rank", "topic", "focus", "area"}
 _PROJECT_KEYS = {"name", "repos"}
 # the names every topic, focus area and theme carries, one per field (mart columns *_zh, *_en); a message
 # catalog says which of them its language prints (i18n: language.names)
 NAME_FIELDS = ("zh", "en")
 _RULE_KEYS = {"tags", "labels", "keywords", "patterns", "paths"}
 _TOPIC_KEYS = {"id", *NAME_FIELDS, "group", "risk", "generic"} | _RULE_KEYS
+_AREA_KEYS = {"id", *NAME_FIELDS, "paths"}
 _FOCUS_KEYS = {"id", *NAME_FIELDS, "short", "vendor", "highlight", "authors", "employee_authors", "employee_logins",
-               "theme"} | _RULE_KEYS
+               "employee_profiles", "theme"} | _RULE_KEYS
 _THEME_KEYS = {"id", *NAME_FIELDS, "default", "tags", "labels", "keywords", "patterns"}
 _TREND_DEFAULTS = {"baseline_days": 7, "rising_ratio": 2.0, "rising_min_items": 3, "falling_ratio": 0.5}
 _LINK_DEFAULTS = {"window_minutes": 60, "min_shared_words": 3, "stopwords": []}
@@ -110,10 +111,23 @@ class FocusArea:
     short: str = ""
     # a product the focus section counts on its own: items whose title or body contains it, any case
     highlight: str | None = None
+    # RE2 patterns over an author's profile company and bio (GET /users/{login}) marking a vendor employee
+    employee_profiles: tuple[str, ...] = ()
 
     def name(self, field: str) -> str:
         """The area's name in one of NAME_FIELDS."""
         return getattr(self, field)
+
+
+@dataclass(frozen=True)
+class CodeArea:
+    """Where in the code a change lands: the changed files' path prefixes that mean it (``vllm/v1/core/``
+    is the scheduler); the report says "touches: ..." from them."""
+
+    id: str
+    zh: str
+    en: str
+    paths: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -134,6 +148,7 @@ class Taxonomy:
     links: dict = field(default_factory=lambda: dict(_LINK_DEFAULTS))
     project: Project | None = None
     topic_rank: dict = field(default_factory=lambda: {**_RANK_NUMBERS, **{k: [] for k in _RANK_TAGS}})
+    areas: tuple[CodeArea, ...] = ()
 
     def display_name(self, full_name: str) -> str | None:
         """The project's name for ``owner/name`` when the taxonomy is that repository's, else None."""
@@ -181,6 +196,8 @@ class Taxonomy:
                 add("focus", f.id, None, "employee_author", None, f"(?i){a}", f.zh, f.en, f.vendor, False)
             for login in f.employee_logins:
                 add("focus", f.id, None, "employee_login", login.lower(), None, f.zh, f.en, f.vendor, False)
+            for p in f.employee_profiles:
+                add("focus", f.id, None, "employee_profile", None, f"(?i){p}", f.zh, f.en, f.vendor, False)
             for th in f.themes:
                 add_rules("theme", th.id, f.id, th.rules, th.zh, th.en, f.vendor, False)
                 if th.default:
@@ -206,6 +223,12 @@ class Taxonomy:
             out[f"rank_{k}"] = float(self.topic_rank[k])
         for k in _RANK_TAGS:
             out[f"rank_{k}"] = [w.lower() for w in self.topic_rank[k]]
+        # code areas, one row per (area, path prefix) in file order: a file's area is its longest prefix's
+        prefixes = [(a, p) for a in self.areas for p in a.paths]
+        out["area_ids"] = [a.id for a, _ in prefixes]
+        out["area_prefixes"] = [p for _, p in prefixes]
+        out["area_zh"] = [a.zh for a, _ in prefixes]
+        out["area_en"] = [a.en for a, _ in prefixes]
         return out
 
 
@@ -379,7 +402,8 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         rules = _rules(entry, where)
         authors = _strings(entry, "authors", where)
         employee_authors = _strings(entry, "employee_authors", where)
-        for p in authors + employee_authors:
+        employee_profiles = _strings(entry, "employee_profiles", where)
+        for p in authors + employee_authors + employee_profiles:
             _check_regex(p, where)
         if rules.empty and not authors:
             raise TaxonomyError(f"{where}: has no rules (tags, labels, keywords, patterns, paths or authors)")
@@ -405,9 +429,24 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
             _strings(entry, "employee_logins", where), tuple(themes),
             short=_text(entry, "short", where) if "short" in entry else vendor,
             highlight=_text(entry, "highlight", where) if "highlight" in entry else None,
+            employee_profiles=employee_profiles,
         ))
 
+    code_areas: list[CodeArea] = []
+    seen_area: set[str] = set()
+    for n, entry in enumerate(data.get("area", []), 1):
+        where = f"taxonomy {src}: area {entry.get('id', f'#{n}')!r}"
+        _unknown(entry, _AREA_KEYS, where)
+        paths = _strings(entry, "paths", where)
+        if not paths:
+            raise TaxonomyError(f"{where}: has no paths")
+        for p in paths:
+            if p.startswith("/") or "\\" in p:
+                raise TaxonomyError(f"{where}: path {p!r} must be relative to the repository root, with '/'")
+        code_areas.append(CodeArea(_id(entry, where, seen_area), _text(entry, "zh", where), _text(entry, "en", where), paths))
+
     return Taxonomy(
+        areas=tuple(code_areas),
         project=_project(data, src),
         path=file.resolve(),
         version=version,

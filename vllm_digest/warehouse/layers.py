@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import tempfile
 from pathlib import Path
 
 import duckdb
@@ -10,6 +12,8 @@ from vllm_digest.ingest.raw_store import day_dir
 from vllm_digest.model import MANIFEST, PAYLOAD_KINDS
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
+from vllm_digest.warehouse.bodies import parse_body
+from vllm_digest.warehouse.sql_files import bind, read_sql
 from vllm_digest.warehouse.writes import replace_partitions
 
 STG_MODELS = (
@@ -20,8 +24,10 @@ STG_MODELS = (
     "stg_review_comments",
     "stg_reviews",
     "stg_pulls",
+    "stg_users",
+    "stg_pull_files",
 )
-CORE_MODELS = ("core_items", "core_comments", "core_events", "core_people")
+CORE_MODELS = ("core_items", "core_item_texts", "core_comments", "core_events", "core_people")
 MART_MODELS = ("mart_five_sets", "mart_daily_counts")
 
 
@@ -40,8 +46,44 @@ def day_params(repo: RepoRef, window: DayWindow, raw_root: Path) -> dict:
         "manifest_path": str(folder / MANIFEST),
     }
     for kind in PAYLOAD_KINDS:
-        params[f"{kind}_path"] = str(folder / f"{kind}.jsonl")
+        path = folder / f"{kind}.jsonl"
+        # a day landed before its source had this kind (users came later) reads as an empty one
+        params[f"{kind}_path"] = str(path) if path.is_file() else str(_empty_jsonl())
     return params
+
+
+@functools.cache
+def _empty_jsonl() -> Path:
+    path = Path(tempfile.gettempdir()) / "vllm-digest-empty.jsonl"
+    if not path.is_file() or path.stat().st_size:
+        path.write_text("", encoding="utf-8")
+    return path
+
+
+def land_item_texts(con: duckdb.DuckDBPyConnection, model: str, params: dict) -> None:
+    """``core_item_texts``' insert: the batch's distinct bodies are parsed in Python (DuckDB's Python UDFs
+    need numpy, which the project does not depend on) into ``run_parsed_bodies``, which the model joins."""
+    bodies = [body for (body,) in con.execute(read_sql("run_item_bodies")).fetchall()]
+    parsed = [parse_body(body) for body in bodies]
+    lists = {
+        "bodies": bodies,
+        "whats": [p.what for p in parsed],
+        "purposes": [p.purpose for p in parsed],
+        "test_plans": [p.test_plan for p in parsed],
+        "test_results": [p.test_result for p in parsed],
+        "figures": [list(p.figures) for p in parsed],
+        "references": [list(p.references) for p in parsed],
+        "texts": [p.text for p in parsed],
+        "sections": [list(p.sections) for p in parsed],
+    }
+    temp = read_sql("run_parsed_bodies")
+    con.execute(temp, bind(temp, lists))
+    sql = read_sql(model)
+    con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, params))
+
+
+# models whose rows are not one plain INSERT of their SQL
+INSERTS = {"core_item_texts": land_item_texts}
 
 
 def build_days(
@@ -52,4 +94,4 @@ def build_days(
     raw_root: Path,
 ) -> dict[str, dict[str, int]]:
     """Rebuild ``models`` for every day at once (set-based); returns day -> model -> rows."""
-    return replace_partitions(con, models, [day_params(repo, w, raw_root) for w in windows])
+    return replace_partitions(con, models, [day_params(repo, w, raw_root) for w in windows], inserts=INSERTS)

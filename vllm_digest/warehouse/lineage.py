@@ -36,6 +36,12 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         "author_is_bot": _on("stg_issue_comments", *_BOT) + _on("stg_review_comments", *_BOT) + _on("stg_reviews", *_BOT),
         "created_at": _on("stg_issue_comments", "created_at") + _on("stg_review_comments", "created_at")
         + _on("stg_reviews", "submitted_at"),
+        "review_state": _on("stg_reviews", "state"),
+    },
+    "core_item_texts": {
+        # parsed from the body by warehouse/bodies.py
+        **{c: _on("core_items", "body") for c in ("has_description", "what", "purpose", "test_plan", "test_result",
+                                                   "result_figures", "referenced_items", "meaningful_text", "sections")},
     },
     "core_events": {
         "event_key": _on("core_items", "number") + _on("stg_issue_events", "event_id") + _on("core_comments", "comment_key"),
@@ -57,6 +63,7 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         "issues_opened": _on("core_events", "event_type", "kind"),
         "prs_opened": _on("core_events", "event_type", "kind"),
         **{c: _on("core_events", "event_type") for c in ("comments", "reviews", "closings", "merges")},
+        "has_profile": _on("stg_users", "login"),
     },
     "mart_five_sets": {
         "set_name": _on("core_events", "event_type", "kind"),

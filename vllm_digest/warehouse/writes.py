@@ -97,9 +97,10 @@ def replace_partition(
     models: Sequence[str],
     params: dict,
     before_insert: Callable[[str], None] | None = None,
+    inserts: Mapping[str, Insert] | None = None,
 ) -> dict[str, int]:
     """One day's ``replace_partitions``: model -> rows written."""
-    return replace_partitions(con, models, [params], before_insert)[str(params["day"])]
+    return replace_partitions(con, models, [params], before_insert, inserts=inserts)[str(params["day"])]
 
 
 def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Iterator
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from vllm_digest.ingest.github.client import GitHubClient, GitHubError, Response
 from vllm_digest.settings import RepoRef
@@ -75,6 +75,20 @@ def fetch_pull(client: GitHubClient, repo: RepoRef, number: int) -> Page:
     """``GET /repos/{o}/{r}/pulls/{n}``: one PR object (its size, draft state and merge time)."""
     response = client.get(f"{_base(repo)}/pulls/{number}")
     return Page(response, expect_object(response), "pulls", "object")
+
+
+def fetch_pull_files(client: GitHubClient, repo: RepoRef, number: int, per_page: int) -> Page:
+    """``GET /repos/{o}/{r}/pulls/{n}/files``: the first page of the files a PR changes (up to ``per_page``,
+    enough to tell where it lands); conditional on the ETag the files cache holds (``ingest/pr_files.py``)."""
+    response = client.get(f"{_base(repo)}/pulls/{number}/files", {"per_page": per_page})
+    return Page(response, expect_list(response), "files", "list")
+
+
+def fetch_user(client: GitHubClient, login: str) -> Page:
+    """``GET /users/{login}``: one account's public profile (name, company, bio); conditional on the
+    ETag the people cache holds for it (``ingest/people.py``)."""
+    response = client.get(f"users/{quote(login, safe='')}")
+    return Page(response, expect_object(response), "users", "object")
 
 
 def fetch_search_issues(

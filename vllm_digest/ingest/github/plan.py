@@ -39,6 +39,14 @@ Plan (``events`` semantics, the normal case), with its cost in requests:
    for PRs with review comments in the window, then merged ones) and PR sizes
    (``/pulls/{n}`` for PRs merged in the window). Labels, author, draft and
    merged_at already come with the issue objects.
+5. Optional, off by default (``max_user_requests``): the profiles of the day's
+   item authors (``/users/{login}``, ``ingest/people.py``), each asked once and
+   then monthly with its ETag; a steady day asks only its new authors'.
+6. Optional, off by default (``max_file_requests``, at most 20): the files of the
+   day's key-change and focus candidates (``/pulls/{n}/files``,
+   ``ingest/pr_files.py``): PRs whose title tags or labels name a focus area
+   first, then PRs merged in the window, then PRs opened in it; a PR unchanged
+   since its files were read costs nothing, a changed one a conditional request.
 
 Every page is asked with ``per_page=100``, the most GitHub serves. A busy vLLM
 day costs at least ceil(events/100) + ceil(comments/100) + ceil(open items
@@ -52,21 +60,28 @@ landed with ``snapshot`` semantics.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from vllm_digest.ingest.github.client import GitHubClient
+from urllib.parse import unquote, urlsplit
+
+from vllm_digest.ingest.github.client import CachedResponse, GitHubClient, GitHubError
 from vllm_digest.ingest.github.endpoints import (
     Page,
     fetch_issue_comments,
     fetch_issue_events,
     fetch_issues,
     fetch_pull,
+    fetch_pull_files,
     fetch_pull_reviews,
     fetch_review_comments,
     fetch_search_issues,
+    fetch_user,
 )
+from vllm_digest.ingest.people import PeopleCache, profile_of
+from vllm_digest.ingest.pr_files import FilesCache, file_rows, title_tags
 from vllm_digest.ingest.replay import ReplayCache, compact
 from vllm_digest.ingest.rest import number_from_url, parse_time
 from vllm_digest.model import DayPayload, Manifest
@@ -87,6 +102,12 @@ class FetchOptions:
     incomplete_retries: int = 2
     max_review_requests: int = 0
     max_pull_requests: int = 0
+    # profiles asked (GET /users/{login}) a day, new or due for their monthly refresh; 0: none
+    max_user_requests: int = 0
+    # PRs whose changed files are asked (GET /pulls/{n}/files) a day; 0: none
+    max_file_requests: int = 0
+    # title tags and labels (lower case) that mark a focus candidate, whose files are asked first
+    focus_words: tuple[str, ...] = ()
     # a day whose window ended at most this long ago (GitHub's clock) takes its items from the open
     # issues list instead of created-in-window searches (module docstring, step 2)
     recent_hours: float = 6.0
@@ -103,6 +124,27 @@ class _SearchResult:
     items: list[dict] = field(default_factory=list)
 
 
+_USER_PATH = re.compile(r"/users/([^/]+)$")
+_FILES_PATH = re.compile(r"/pulls/(\d+)/files$")
+
+
+class _ReplayAndPeople:
+    """The client's 304 fallback: a profile's from the people cache, any other page's from the replay."""
+
+    def __init__(self, replay: ReplayCache, people: PeopleCache | None, files: FilesCache | None = None):
+        self.replay, self.people, self.files = replay, people, files
+
+    def get(self, url: str) -> CachedResponse | None:
+        path = urlsplit(url).path
+        user = _USER_PATH.search(path)
+        if user is not None:
+            return self.people.cached_response(unquote(user.group(1))) if self.people is not None else None
+        files = _FILES_PATH.search(path)
+        if files is not None:
+            return self.files.cached_response(int(files.group(1))) if self.files is not None else None
+        return self.replay.get(url)
+
+
 class DayPlan:
     """The requests that land one report day (the module docstring's plan); ``run()`` makes them.
 
@@ -116,10 +158,14 @@ class DayPlan:
         window: DayWindow,
         previous: DayPayload | None = None,
         options: FetchOptions | None = None,
+        people: PeopleCache | None = None,
+        files: FilesCache | None = None,
     ):
         self.client, self.repo, self.window = client, repo, window
         self.options = options or FetchOptions()
-        client.cache = ReplayCache(previous)
+        self.people = people
+        self.files_cache = files
+        client.cache = _ReplayAndPeople(ReplayCache(previous), people, files)
         self.replay: dict[str, dict] = {}
         self.reasons: list[str] = []
         self.totals: dict[str, dict] = {}
@@ -326,6 +372,71 @@ class DayPlan:
             out.append({k: pull.get(k) for k in _PULL_FIELDS})
         return out
 
+    def users(self) -> list[dict]:
+        """The profiles of the day's (non-bot) item authors: from the people cache, asking GitHub for
+        those never seen or due for their monthly refresh, at most ``max_user_requests`` a day."""
+        logins = sorted({
+            user["login"] for item in self.items.values()
+            if isinstance(user := item.get("user"), dict) and isinstance(user.get("login"), str)
+            and user.get("type") != "Bot" and not user["login"].endswith("[bot]")
+        })
+        if self.people is None or not logins:
+            return []
+        now = dt.datetime.fromtimestamp(self.server_now or time.time(), dt.timezone.utc)
+        asked = 0
+        out = []
+        for login in logins:
+            if self.people.is_due(login, now) and asked < self.options.max_user_requests:
+                asked += 1
+                try:
+                    page = fetch_user(self.client, login)
+                    self.people.store(login, profile_of(page.data), page.response.etag, now)
+                except GitHubError as exc:
+                    if exc.status != 404:
+                        raise
+                    self.people.store(login, None, None, now)  # a deleted account: asked again next month
+            found = self.people.entry(login)
+            if found and found.get("profile"):
+                out.append({**found["profile"], "fetched_at": found["fetched_at"]})
+        self.notes["user_requests"] = asked
+        return out
+
+    def file_candidates(self, merged: list[int]) -> list[int]:
+        """The PRs whose files are worth asking: focus candidates (a title tag or label the focus areas
+        name), then the PRs merged in the window (the key-change candidates), then those opened in it."""
+        prs = {n: i for n, i in self.items.items() if "pull_request" in i}
+        words = set(self.options.focus_words)
+
+        def is_focus(item: dict) -> bool:
+            labels = {str((lb or {}).get("name", "")).lower() for lb in item.get("labels") or [] if isinstance(lb, dict)}
+            return bool((title_tags(item.get("title")) | labels) & words)
+
+        opened = [n for n, i in prs.items()
+                  if (moment := parse_time(i.get("created_at"))) is not None and self.window.contains(moment)]
+        ordered = [n for n in sorted(prs, reverse=True) if is_focus(prs[n])]
+        ordered += [n for n in sorted(merged, reverse=True) if n in prs]
+        ordered += sorted(opened, reverse=True)
+        return list(dict.fromkeys(ordered))
+
+    def files(self, merged: list[int]) -> list[dict]:
+        """The changed files of the day's candidates (``file_candidates``), at most ``max_file_requests``
+        PRs: from the files cache when the PR has not changed since, else asked (conditionally)."""
+        if self.files_cache is None or self.options.max_file_requests <= 0:
+            return []
+        out: list[dict] = []
+        asked = 0
+        for number in self.file_candidates(merged)[: self.options.max_file_requests]:
+            updated = self.items[number].get("updated_at")
+            found = self.files_cache.entry(number)
+            if not (found and found.get("updated_at") == updated):
+                asked += 1
+                page = fetch_pull_files(self.client, self.repo, number, self.options.per_page)
+                self.files_cache.store(number, page.rows, page.response.etag, updated)
+                found = self.files_cache.entry(number)
+            out.extend(file_rows(number, found["files"]))
+        self.notes["file_requests"] = asked
+        return out
+
     # ----------------------------------------------------------------- run
     def run(self) -> DayPayload:
         """Make the day's requests, in the plan's order, and return what they landed."""
@@ -353,6 +464,8 @@ class DayPlan:
         referenced |= {n for r in reviews if (n := number_from_url(r.get("pull_request_url"))) is not None}
         self.missing_items(referenced)
         pulls = self.pulls(merged_in_window)
+        users = self.users()
+        files = self.files(merged_in_window)
         return DayPayload(
             manifest=self.manifest(semantics, first_request, first_304, first_record),
             issues=sorted(self.items.values(), key=lambda i: i["number"]),
@@ -361,6 +474,8 @@ class DayPlan:
             review_comments=review_comments,
             reviews=reviews,
             pulls=pulls,
+            users=users,
+            files=files,
         )
 
     def closed_from_events(self, events: list[dict]) -> None:
@@ -442,10 +557,14 @@ def fetch_day(
     api_url: str,
     token: str | None,
     previous: DayPayload | None = None,
+    people: PeopleCache | None = None,
+    files: FilesCache | None = None,
     **client_options,
 ) -> DayPayload:
     """Fetch one day from GitHub. ``client_options`` go to ``GitHubClient`` (timeouts,
-    retries, ``max_rate_wait_seconds``) or to ``FetchOptions`` (per-PR detail budgets)."""
+    retries, ``max_rate_wait_seconds``) or to ``FetchOptions`` (per-PR and per-person budgets);
+    ``people`` and ``files`` are the repository's profile and PR-files caches, updated in place (the caller
+    saves them)."""
     fetch_kwargs = {k: client_options.pop(k) for k in list(client_options) if k in _FETCH_KEYS}
     with GitHubClient(api_url=api_url, token=token, **client_options) as client:
-        return DayPlan(client, repo, window, previous, FetchOptions(**fetch_kwargs)).run()
+        return DayPlan(client, repo, window, previous, FetchOptions(**fetch_kwargs), people, files).run()

@@ -1,0 +1,91 @@
+"""People: GET /users/{login} once per login, cached across days and refreshed monthly with ETags; a vendor
+employee is who the profile's company or bio says, never the login; the focus section counts them, and says
+"not known" instead of 0 when no profile was fetched."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import dagster as dg
+import duckdb
+
+from conftest import materialize, report_path
+from tests.github_emulator import Dataset, GitHubEmulator
+from tests.github_fixtures import TOKEN
+from vllm_digest.ingest.people import PEOPLE_FILE, REFRESH_DAYS, PeopleCache
+from vllm_digest.ingest.raw_store import repo_dir
+
+DAY, NEXT = "2026-03-21", "2026-03-22"
+PROFILES = {
+    # the company says AMD: an employee
+    "andreaskaratzas": {"login": "AndreasKaratzas", "name": "Andreas", "company": "Advanced Micro Devices", "bio": None},
+    "chuanli1101": {"login": "ChuanLi1101", "name": None, "company": "@AMD", "bio": "GPU kernels"},
+    # a login that reads like a vendor's says nothing: the profile says another company
+    "laudney": {"login": "laudney", "name": None, "company": "Independent", "bio": "RDNA4 hobbyist"},
+}
+
+
+def _dataset() -> Dataset:
+    data = Dataset.from_sample()
+    data.users = {k: {**v, "type": "User", "id": i, "public_repos": 3} for i, (k, v) in enumerate(PROFILES.items())}
+    return data
+
+
+def _users_asked(emulator: GitHubEmulator) -> list[str]:
+    return [r.path.rsplit("/", 1)[1].lower() for r in emulator.requests if "/users/" in r.path]
+
+
+def test_profiles_are_asked_once_per_login_refreshed_monthly_and_counted(make_settings, tmp_path, monkeypatch):
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    with GitHubEmulator(_dataset(), token=TOKEN, search_limit=1000) as emulator:
+        settings = make_settings(VLLM_DIGEST_SOURCE="github", GITHUB_API_URL=emulator.base_url, GITHUB_TOKEN=TOKEN,
+                                 GITHUB_WEB_URL="https://github.com", VLLM_DIGEST_GITHUB_PEOPLE="500")
+        (tmp_path / "dagster_home").mkdir()
+        with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+            materialize(settings, DAY, instance=instance)
+            first = _users_asked(emulator)
+            emulator.clear_log()
+            materialize(settings, NEXT, instance=instance)
+            second = _users_asked(emulator)
+            # each login is asked once: the second day asks only the authors the first did not have
+            assert first and len(set(first)) == len(first)
+            assert not set(first) & set(second) and len(set(second)) == len(second)
+
+            # a month later a profile is asked again, conditionally: unchanged, it answers 304
+            cache_path = repo_dir(settings.raw_dir, settings.repos[0]) / PEOPLE_FILE
+            entries = json.loads(cache_path.read_text(encoding="utf-8"))
+            # (the cache keeps GitHub's clock: the emulator's, in March 2026)
+            stored = dt.datetime.fromisoformat(entries["andreaskaratzas"]["fetched_at"])
+            old = (stored - dt.timedelta(days=REFRESH_DAYS + 1)).isoformat()
+            entries["andreaskaratzas"]["fetched_at"] = old
+            cache_path.write_text(json.dumps(entries), encoding="utf-8")
+            emulator.clear_log()
+            materialize(settings, NEXT, instance=instance)
+            again = [r for r in emulator.requests if "/users/" in r.path]
+            assert [(r.path.rsplit("/", 1)[1], r.status, bool(r.headers.get("if-none-match"))) for r in again] == [
+                ("AndreasKaratzas", 304, True)]
+            assert PeopleCache.load(cache_path).entry("AndreasKaratzas")["fetched_at"] > old
+
+    with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
+        people = dict(con.execute("SELECT login, company FROM core_people WHERE day = DATE '2026-03-22' "
+                                  "AND has_profile").fetchall())
+        employees = dict(con.execute("SELECT author_login, bool_or(is_vendor_employee) FROM mart_focus_items "
+                                     "WHERE day = DATE '2026-03-22' GROUP BY 1").fetchall())
+    assert people.get("AndreasKaratzas") == "Advanced Micro Devices"
+    assert employees["AndreasKaratzas"] and employees["ChuanLi1101"] and not employees["laudney"]
+    en = report_path(settings, NEXT, "en.md").read_text(encoding="utf-8")
+    zh = report_path(settings, NEXT, "zh.md").read_text(encoding="utf-8")
+    # 11 items by AndreasKaratzas and 1 by ChuanLi1101 among the day's 18 focus items
+    assert "18 items concern AMD/ROCm, 12 of them by AMD employees." in en
+    assert "AMD/ROCm 相关条目 18 项，其中 AMD 员工提交 12 项。" in zh
+    assert "(AndreasKaratzas (AMD employee) · merged)" in en and "(laudney · open)" in en
+    assert "; 12 by AMD employees; 9 merged;" in en
+
+
+def test_without_profiles_the_employee_count_is_not_known_rather_than_zero(make_settings):
+    settings = make_settings()
+    materialize(settings, NEXT)
+    en = report_path(settings, NEXT, "en.md").read_text(encoding="utf-8")
+    assert "0 of them by AMD employees" not in en and "0 by AMD employees" not in en
+    assert "whether their authors work for AMD is not known (no GitHub profiles were fetched)." in en

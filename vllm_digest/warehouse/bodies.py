@@ -1,0 +1,310 @@
+"""Parse an issue or PR body written in vLLM's templates into what it says.
+
+A body is untrusted Markdown that is mostly template: the PR template's ``## Purpose`` /
+``## Test Plan`` / ``## Test Result`` headings, its unfilled "PLEASE FILL IN THE PR DESCRIPTION
+HERE ..." line, the "Essential Elements" checklist in a ``<details>``; the issue templates'
+``### Your current environment`` with its collapsed ``collect_env`` dump, ``### 🐛 Describe the
+bug``, the RFC's ``Motivation.`` / ``Proposed Change.``, "Before submitting" checkboxes, HTML
+comments. ``parse_body`` keeps what the author wrote and drops what the template wrote:
+
+- ``purpose``: the text of the Purpose / Summary / Describe-the-bug / Motivation section (or, when
+  the body has none of those, its prose outside the template's sections);
+- ``what``: that text's first meaningful sentence, plain, cut at a sentence boundary: the one line
+  that says what the item does ("" when the author wrote nothing, never the placeholder);
+- ``test_plan``, ``test_result`` and ``figures`` (numbers with their units, from the results);
+- ``references``: the items a ``FIX #N`` / ``Closes #N`` / ``Resolves <issue URL>`` names;
+- ``text``: the author's meaningful text for topic matching: prose of every kept section, never an
+  environment dump, a checklist, a comment or a template line.
+
+Pure functions of the text: the warehouse lands them as ``core_item_texts``. Identifiers keep their
+underscores (``num_cached_tokens``): only emphasis markers at word edges are removed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+
+# a one-line "what it does" is the author's first sentence whole; longer ones (rare) are cut at a word
+WHAT_CHARS = 300
+SECTION_CHARS = 4000
+TEXT_CHARS = 8000
+MAX_FIGURES = 12
+
+
+@dataclass(frozen=True)
+class BodyParts:
+    purpose: str = ""
+    what: str = ""
+    test_plan: str = ""
+    test_result: str = ""
+    figures: tuple[str, ...] = ()
+    references: tuple[int, ...] = ()
+    text: str = ""
+    sections: tuple[str, ...] = field(default=())  # the kinds of section found, in body order
+
+    @property
+    def has_description(self) -> bool:
+        return bool(self.what or self.text)
+
+
+# ---------------------------------------------------------------- what the templates write
+# the PR template's unfilled first line, and its closing instruction: template text wherever they are
+_PLACEHOLDER = re.compile(r"(?i)please fill in the pr description here\b[^\n]*")
+_TEMPLATE_LINES = re.compile(
+    r"(?im)^[^\n]*(?:before submitting, please read|anything written below this line will be removed"
+    r"|your output of `?python collect_env\.py`? here)[^\n]*$"
+)
+_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_DETAILS = re.compile(r"<details\b[^>]*>.*?(?:</details\s*>|\Z)", re.S | re.I)
+_TEMPLATE_DETAILS = re.compile(r"(?i)essential elements|collect_env|current environment|environment information")
+_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+# what `python collect_env.py` prints, when pasted outside its <details>
+_ENV_DUMP = re.compile(
+    r"(?i)collecting environment information|pytorch version:|rocm used to build pytorch|"
+    r"is debug build:|cuda used to build pytorch|versions of relevant libraries"
+)
+
+# section kinds, from a heading's normalised words
+_KINDS = (
+    ("purpose", r"purpose|summary|description|pr description|what does this pr do|what this pr does|overview|"
+                r"describe the bug|the feature motivation and pitch|motivation|the doc issue|"
+                r"proposal to improve performance|report of performance regression|"
+                r"misc discussion on performance|how would you like to use vllm|describe the failing test|"
+                r"your question|anything you want to discuss about vllm|changes|what changed"),
+    ("proposal", r"proposed change|suggest a potential alternative fix|alternatives|proposal"),
+    ("test_plan", r"test plan|testing|how was this tested|tests"),
+    ("test_result", r"test results?|results?|benchmarks?|benchmark results?|performance results?"),
+    ("skip", r"your current environment|environment|before submitting a new issue|"
+             r"essential elements of an effective pr description checklist|checklist|"
+             r"optional documentation update|documentation update|optional release notes update|"
+             r"release notes|cc list|feedback period|how you are installing vllm|"
+             r"history of failing test|basic information|name of failing test"),
+)
+_KIND_OF = [(kind, re.compile(rf"^(?:{words})$")) for kind, words in _KINDS]
+# which kinds say what the item is about, best first
+_PURPOSE_ORDER = ("purpose", "proposal")
+
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
+_BOLD_HEADING = re.compile(r"^[ \t]*(?:\*\*|__)([^*_\n]{2,60}?)(?:\*\*|__)[ \t]*:?[ \t]*$")
+# "Purpose: text" on one line
+_LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*|__)?([A-Za-z][A-Za-z ]{2,30}?)(?:\*\*|__)?[ \t]*:[ \t]*(.*)$")
+
+
+def _normal_heading(text: str) -> str:
+    text = re.sub(r"\(optional\)", " ", text.lower())
+    text = re.sub(r"[^a-z0-9 ]+", " ", text)
+    return " ".join(text.split())
+
+
+def heading_kind(text: str) -> str | None:
+    """The section kind a heading names, or None for a heading of the author's own."""
+    name = _normal_heading(text)
+    for kind, pattern in _KIND_OF:
+        if pattern.match(name):
+            return kind
+    return None
+
+
+# ---------------------------------------------------------------- markup to plain text
+_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_INLINE_CODE = re.compile(r"`+([^`\n]*)`+")
+# emphasis markers: * and ~ at a word's edge; _ only around a phrase (`_No response_`), since an identifier
+# (num_cached_tokens, __init__, _every_) is indistinguishable from a one-word emphasis and must survive
+_EMPHASIS = re.compile(r"(?<![\w*~])[*~]{1,3}(?=\S)|(?<=\S)[*~]{1,3}(?![\w*~])")
+_UNDERSCORE_PHRASE = re.compile(r"(?<![\w_])(_{1,3})(?=\S)([^_\n]*?\s[^_\n]*?)(?<=\S)\1(?![\w_])")
+_CODE_SLOT = "\x00{}\x00"
+_TEMPLATE_MARK = re.compile(r"\{[{%#].*?[}%#]\}")
+_CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]\]")
+_STRUCTURE = re.compile(r"^\s*(?:>|\||[-=*_]{3,}\s*$)")
+_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
+
+
+def _inline_plain(line: str) -> str:
+    line = _IMAGE.sub(" ", line.replace("\x00", ""))
+    line = _LINK.sub(r"\1", line)
+    line = _TAG.sub(" ", line)
+    # a bare URL stays: it is part of the author's sentence, and the report's escaping makes it inert text
+    # code spans are kept verbatim: set aside while emphasis is stripped
+    spans: list[str] = []
+
+    def keep(m: re.Match) -> str:
+        spans.append(m.group(1))
+        return _CODE_SLOT.format(len(spans) - 1)
+
+    line = _INLINE_CODE.sub(keep, line)
+    line = _TEMPLATE_MARK.sub(" ", line)
+    line = _UNDERSCORE_PHRASE.sub(r"\2", _EMPHASIS.sub("", line))
+    line = re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], line)
+    return " ".join(line.split())
+
+
+def _prose_lines(text: str) -> list[str]:
+    """A section's lines as plain text, code blocks, checkboxes, quotes and tables left out; a
+    paragraph wrapped over several lines is joined, each list item is its own line."""
+    text = _FENCE.sub("\n", text)
+    out: list[str] = []
+    joining = False
+    for raw in text.splitlines():
+        if not raw.strip() or _CHECKBOX.match(raw) or _STRUCTURE.match(raw):
+            joining = False
+            continue
+        item = bool(_LIST_MARK.match(raw))
+        line = _inline_plain(_LIST_MARK.sub("", raw))
+        if not line:
+            joining = False
+            continue
+        if joining and not item:
+            out[-1] = f"{out[-1]} {line}"
+        else:
+            out.append(line)
+        joining = True
+    return out
+
+
+# ---------------------------------------------------------------- sentences, figures, references
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "incl.", "cf.", "no.", "fig.", "eq.")
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+_ONLY_REFS = re.compile(
+    r"(?i)^(?:(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|related(?: to)?|part of|follow[- ]up(?: to| of)?|see|"
+    r"ref(?:s)?|issue)\b[:\s]*)?(?:(?:#\d+|https?://github\.com/\S+/(?:issues|pull)/\d+\S*)[\s,;]*(?:and\s*)?)+[.:]?$"
+)
+
+
+def first_sentence(lines: list[str], limit: int = WHAT_CHARS) -> str:
+    """The first line that says something, cut after its first sentence (at most ``limit`` characters)."""
+    for line in lines:
+        if _ONLY_REFS.match(line) or len(re.findall(r"\w", line)) < 12:
+            continue
+        return cut_sentence(line, limit)
+    return ""
+
+
+def cut_sentence(line: str, limit: int = WHAT_CHARS) -> str:
+    for m in _SENTENCE_END.finditer(line):
+        end = m.end()
+        head = line[:end]
+        if any(head.lower().endswith(a) for a in _ABBREVIATIONS) or re.search(r"\b[A-Z]\.$", head):
+            continue  # "e.g." or an initial is not a sentence's end
+        line = head
+        break
+    if len(line) > limit:
+        cut = line[: limit - 1]
+        cut = cut[: cut.rfind(" ")] if " " in cut[limit // 2:] else cut
+        line = cut.rstrip(" ,;:-") + "…"
+    return line
+
+
+_UNIT = (r"(?:x|×|%|ms|µs|us|ns|s|sec|secs|seconds|min|minutes|h|hours|"
+         r"tok/s|tokens/s|token/s|tps|req/s|requests/s|it/s|qps|"
+         r"[KMGT]i?B|[KMGT]B/s|GB/s|TFLOPS|GFLOPS|TB/s|tokens|pp|points)")
+_FIGURE = re.compile(rf"(?<![\w.])[-+]?\d+(?:[.,]\d+)?\s?{_UNIT}(?![\w/])", re.I)
+_CLOSING = re.compile(r"(?i)\b(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\b[:\s]*((?:#\d+|[\s,]+|and\b|"
+                      r"https?://github\.com/[\w.-]+/[\w.-]+/(?:issues|pull)/\d+)+)")
+_NUMBER = re.compile(r"#(\d+)|/(?:issues|pull)/(\d+)")
+
+
+def figures_of(text: str) -> tuple[str, ...]:
+    found: list[str] = []
+    for m in _FIGURE.finditer(text):
+        figure = " ".join(m.group(0).split())
+        if figure not in found:
+            found.append(figure)
+    return tuple(found[:MAX_FIGURES])
+
+
+def references_of(text: str) -> tuple[int, ...]:
+    """The items a closing keyword names: ``FIX #12``, ``Closes #3, #4``, ``Resolves <issue URL>``."""
+    found: list[int] = []
+    for m in _CLOSING.finditer(text):
+        for a, b in _NUMBER.findall(m.group(1)):
+            n = int(a or b)
+            if n not in found:
+                found.append(n)
+    return tuple(found)
+
+
+# ---------------------------------------------------------------- sections
+@dataclass
+class _Section:
+    kind: str | None  # None: text before any heading, or under a heading of the author's own
+    lines: list[str]
+
+
+def _sections(body: str) -> list[_Section]:
+    sections = [_Section(None, [])]
+    in_fence = False
+    for raw in body.splitlines():
+        if re.match(r"^[ \t]*(```|~~~)", raw):
+            in_fence = not in_fence
+        if not in_fence:
+            m = _HEADING.match(raw) or _BOLD_HEADING.match(raw)
+            if m:
+                sections.append(_Section(heading_kind(m.group(1)), []))
+                continue
+            label = _LABEL_LINE.match(raw)
+            kind = heading_kind(label.group(1)) if label else None
+            if kind:
+                sections.append(_Section(kind, [label.group(2)] if label.group(2).strip() else []))
+                continue
+        sections[-1].lines.append(raw)
+    return sections
+
+
+def _without_template(body: str) -> str:
+    body = body.replace("\r\n", "\n").replace("\r", "\n")
+    body = _HTML_COMMENT.sub("\n", body)
+    # the template's collapsed blocks (the checklist, collect_env dumps) go; an author's own (a long log,
+    # a benchmark's output) is kept without its tags
+    body = _DETAILS.sub(lambda m: "\n" if _TEMPLATE_DETAILS.search(m.group(0)) else _TAG.sub("\n", m.group(0)), body)
+    body = _PLACEHOLDER.sub("", body)
+    body = _TEMPLATE_LINES.sub("", body)
+    # a pasted environment dump outside its <details>: drop the code block that holds it
+    return _FENCE.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+@functools.lru_cache(maxsize=4096)
+def parse_body(body: str | None) -> BodyParts:
+    """What an issue or PR body says, template text left out (see the module docstring)."""
+    if not body or not body.strip():
+        return BodyParts()
+    references = references_of(_HTML_COMMENT.sub(" ", body))
+    sections = _sections(_without_template(body))
+    by_kind: dict[str, list[str]] = {}
+    kept: list[str] = []
+    for s in sections:
+        if s.kind == "skip":
+            continue
+        lines = _prose_lines("\n".join(s.lines))
+        if s.kind is not None:
+            by_kind.setdefault(s.kind, []).extend(lines)
+        else:
+            by_kind.setdefault("other", []).extend(lines)
+        if s.kind not in ("test_plan", "test_result"):
+            kept.extend(lines)
+    purpose_lines = [line for k in _PURPOSE_ORDER for line in by_kind.get(k, [])]
+    what = first_sentence(by_kind.get("purpose", [])) or first_sentence(by_kind.get("proposal", []))
+    if not what:
+        # no Purpose written: the author's own prose before or outside the template's sections
+        what = first_sentence(by_kind.get("other", []))
+        purpose_lines = purpose_lines or by_kind.get("other", [])
+    result = "\n".join(by_kind.get("test_result", []))
+    raw_result = "\n".join(s_line for s in sections if s.kind == "test_result" for s_line in s.lines)
+    return BodyParts(
+        purpose=_clip("\n".join(purpose_lines), SECTION_CHARS),
+        what=what,
+        test_plan=_clip("\n".join(by_kind.get("test_plan", [])), SECTION_CHARS),
+        test_result=_clip(result, SECTION_CHARS),
+        # a result's figures are often in its code block (a benchmark's output), so read the raw section
+        figures=figures_of(raw_result),
+        references=references,
+        text=_clip("\n".join(kept), TEXT_CHARS),
+        sections=tuple(s.kind or "other" for s in sections if s.lines and any(x.strip() for x in s.lines)),
+    )
