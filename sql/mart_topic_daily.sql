@@ -137,8 +137,9 @@ threads AS (
            max(list_sum(list_transform(parts, lambda x: x.value)) + 0.0)
                + CASE WHEN count(*) FILTER (WHERE kind = 'issue') > 0 AND count(*) FILTER (WHERE kind = 'pr') > 0
                       THEN $rank_thread_points ELSE 0 END AS points,
-           arg_max(array_to_string(list_transform(parts, lambda x: x.part || ' ' || printf('%+g', x.value)), ', '),
-                   list_sum(list_transform(parts, lambda x: x.value)) + 0.0)
+           -- the best item's parts; on a tie in points the lower number's, so a rebuild gives the same text
+           first(array_to_string(list_transform(parts, lambda x: x.part || ' ' || printf('%+g', x.value)), ', ')
+                 ORDER BY list_sum(list_transform(parts, lambda x: x.value)) + 0.0 DESC, number)
                || CASE WHEN count(*) FILTER (WHERE kind = 'issue') > 0 AND count(*) FILTER (WHERE kind = 'pr') > 0
                        THEN ', issue with its PR ' || printf('%+g', $rank_thread_points) ELSE '' END AS parts
     FROM scored GROUP BY day, topic_id, thread_head
