@@ -69,11 +69,13 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
         landed: dict[str, dict] = {}
-        for window in windows:
-            previous = read_day(settings.raw_dir, repo, window.key)
-            payload = fetch_or_fail(activity_source, repo, window, previous, context.log)
-            write_day(settings.raw_dir, repo, window.key, payload)
-            landed[window.key] = landed_counts(payload)
+        # one session for the run's days: the github source pages the events feed once for all of them
+        with activity_source.session(repo, context.log) as source:
+            for window in windows:
+                previous = read_day(settings.raw_dir, repo, window.key)
+                payload = fetch_or_fail(source, repo, window, previous, context.log)
+                write_day(settings.raw_dir, repo, window.key, payload)
+                landed[window.key] = landed_counts(payload)
         totals = {name: sum(day[name] for day in landed.values()) for name in LANDED_COUNTS}
         context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")
         return dg.MaterializeResult(
