@@ -22,8 +22,10 @@ instance:
 	@mkdir -p $(DAGSTER_HOME)
 	@cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
-demo: install instance
-	$(PY) -m vllm_digest.demo
+# the demo prints each step's wall time: install (this make's, 0 when already installed), materialize, site
+demo:
+	@t0=$$(date +%s%N); $(MAKE) --no-print-directory install instance; t1=$$(date +%s%N); \
+	VLLM_DIGEST_DEMO_INSTALL_MS=$$(( (t1 - t0) / 1000000 )) $(PY) -m vllm_digest.demo
 
 # $(call apt_install,PACKAGES,WHAT IS SKIPPED WITHOUT THEM): Debian packages some tests need, installed
 # with apt-get when run as root; otherwise, or if apt fails, say which tests will be skipped.

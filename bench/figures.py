@@ -10,6 +10,7 @@ from __future__ import annotations
 import collections
 import datetime as dt
 import json
+import math
 import os
 import random
 import shutil
@@ -98,16 +99,19 @@ def fig1_year_backfill(repeats: int = 1) -> dict:
     home = WORK / "home-year"
     per_day = {name: round(_bytes(home / sub) / YEAR / 1024) for name, sub in
                (("raw_kib", "raw"), ("warehouse_kib", "warehouse.duckdb"), ("reports_kib", "reports"))}
+    own = wall - floor  # the floor is Dagster's bookkeeping for this graph's shape, measured in the same run
     return {
-        "name": "(1) 365-day single-run backfill, whole graph",
-        "value": f"{wall:.1f} s, peak RSS {rss:.0f} MiB (Dagster's floor for the graph: {floor:.1f} s)",
-        "target": "≤ 60 s on 2 cores",
-        "ok": wall <= 60,
+        "name": "(1) 365-day single-run backfill, whole graph: our own work (total − Dagster's floor)",
+        "value": f"own work {own:.1f} s = {wall:.1f} s total − {floor:.1f} s floor (total / floor {wall / floor:.2f}); "
+                 f"peak RSS {rss:.0f} MiB",
+        "target": "own work ≤ 20 s on 2 cores",
+        "ok": own <= 20,
         "detail": {"runs": len(runs), "wall_s": [round(r["wall_s"], 2) for r in runs],
                    "process_s": [round(r["process_s"], 2) for r in runs],
                    "peak_rss_mib": [round(r["peak_rss_mib"]) for r in runs],
                    "assets_only_wall_s": round(assets_only[0]["wall_s"], 2),
-                   "dagster_floor_s": round(floor, 2),
+                   "dagster_floor_s": round(floor, 2), "own_work_s": round(own, 2),
+                   "total_over_floor": round(wall / floor, 3),
                    "stored_per_day": per_day},
         "wall_s": wall, "home": str(home),
     }
@@ -137,45 +141,35 @@ def _fresh_instance(name: str) -> Path:
     return dagster_home
 
 
-def fig2_per_day_vs_single(repeats: int = 3, days: int = 30, cli_repeats: int = 1) -> dict:
-    """The same 30 days as 30 one-day runs vs one 30-day run, measured two ways:
-
-    - as deployed: one `dagster asset materialize` process per run (a run launcher starts a
-      process or pod per run), `--partition D` thirty times vs `--partition-range A...B` once,
-      on a persistent SQLite instance; the headline ratio;
-    - warm: the runs inside one already-started process on an in-memory instance (the
-      favourable case for per-day runs: no process start, no definitions load, no disk).
-    """
-    root = dataset(days)
-    first, last = _day(0), _day(days - 1)
-    per_day_cli, single_cli = [], []
+def fig2_per_day_vs_single(sampled: int = 10, cli_repeats: int = 1) -> dict:
+    """A year as 365 one-day runs against one 365-day run, each run as deployed: one
+    `dagster asset materialize` process per run (a run launcher starts a process or pod per run) on a
+    persistent SQLite instance (dagster.yaml). The one-day runs are ``sampled`` days spread over the year,
+    each into a warehouse that already holds the days before it (a daily schedule's case), and their
+    mean is extrapolated to 365 runs; the single run is `--partition-range` over the whole year."""
+    root = dataset(YEAR)
+    first, last = _day(0), _day(YEAR - 1)
+    picks = [round(i * (YEAR - 1) / (sampled - 1)) for i in range(sampled)]
+    single_cli, per_day_means = [], []
     for _ in range(cli_repeats):
-        home, dagster_home = _fresh("home-30-cli-single"), _fresh_instance("dh-30-cli-single")
+        home, dagster_home = _fresh("home-year-cli-single"), _fresh_instance("dh-year-cli-single")
         single_cli.append(_cli_materialize(["--partition-range", f"{first}...{last}"], home, dagster_home, root))
-        home, dagster_home = _fresh("home-30-cli-perday"), _fresh_instance("dh-30-cli-perday")
-        per_day_cli.append(sum(_cli_materialize(["--partition", _day(i)], home, dagster_home, root)
-                               for i in range(days)))
-    args = ["--sample-dir", str(root), "--first", first, "--last", last, "--warm"]
-    single = run_child("--home", str(_fresh("home-30-single")), *args, "--repeat", str(repeats), "--reset-home")
-    per_day = run_child("--home", str(_fresh("home-30-perday")), *args, "--per-day",
-                        "--repeat", str(repeats), "--reset-home")
-    s, p = statistics.median(single["walls_s"]), statistics.median(per_day["walls_s"])
-    cs, cp = statistics.median(single_cli), statistics.median(per_day_cli)
-    ratio, warm_ratio = cp / cs, p / s
+        # the one-day runs re-materialize days of the year just built, on their own instance: a day's
+        # run reads only its own day, whatever else the warehouse holds (figure 3)
+        dagster_home = _fresh_instance("dh-year-cli-perday")
+        walls = [_cli_materialize(["--partition", _day(i)], home, dagster_home, root) for i in picks]
+        per_day_means.append(statistics.mean(walls))
+    s, one = statistics.median(single_cli), statistics.median(per_day_means)
+    ratio = one * YEAR / s
     return {
-        "name": f"(2) {days} days: one run per day vs one single run",
-        "value": f"{ratio:.1f}× as processes ({cp:.0f} s vs {cs:.1f} s); warm in one process {warm_ratio:.1f}× "
-                 f"({p:.1f} s vs {s:.1f} s)",
+        "name": f"(2) a year: 365 one-day runs (extrapolated from {sampled}) vs one 365-day run",
+        "value": f"{ratio:.1f}× ({one * YEAR:.0f} s = 365 × {one:.2f} s vs {s:.1f} s), as processes on SQLite",
         "target": "≥ 20×",
         "ok": ratio >= 20,
-        "detail": {"cli_repeats": cli_repeats, "cli_single_run_s": [round(x, 2) for x in single_cli],
-                   "cli_per_day_runs_s": [round(x, 2) for x in per_day_cli],
-                   "cli_per_day_mean_s": round(cp / days, 2),
-                   "warm_repeats": repeats, "warm_single_run_s": [round(x, 2) for x in single["walls_s"]],
-                   "warm_per_day_runs_s": [round(x, 2) for x in per_day["walls_s"]],
-                   "note": "processes: `dagster asset materialize -m vllm_digest.definitions --select '*'` "
-                           "with --partition D (x30) or --partition-range A...B, SQLite instance "
-                           "(dagster.yaml); warm: dg.materialize in one process, in-memory instance"},
+        "detail": {"cli_repeats": cli_repeats, "single_run_s": [round(x, 2) for x in single_cli],
+                   "one_day_mean_s": [round(x, 2) for x in per_day_means], "sampled_days": [_day(i) for i in picks],
+                   "note": "`dagster asset materialize -m vllm_digest.definitions --select '*'` with --partition D "
+                           "or --partition-range A...B, SQLite instance (dagster.yaml)"},
     }
 
 
@@ -212,28 +206,40 @@ def _emulator():
 FIG4_DAYS = (1, 4, 9, 11, 14, 29)
 
 
-def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS) -> dict:
-    """Requests per synthetic day against the GitHub emulator, cold and re-fetched (ETag 304s).
+def rest_lower_bound(payload) -> int:
+    """The fewest requests any plan over these endpoints needs for a landed day, at 100 a page:
+    ceil(events / 100) + ceil(comments / 100) + ceil(items touched / 100) + 1 (review comments)."""
+    return (math.ceil(len(payload.events) / 100) + math.ceil(len(payload.comments) / 100)
+            + math.ceil(len(payload.issues) / 100) + 1)
 
-    Each day is fetched as the daily run does, ten minutes after its window closes, from a
-    dataset that ends with that day (the emulator would also show a longer dataset as of its
+
+def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS, run_days: int = 6) -> dict:
+    """Requests per synthetic day against the GitHub emulator, cold and re-fetched (ETag 304s), each
+    beside the REST lower bound; then ``run_days`` consecutive days as one run (one events feed) against
+    the same days as one-day runs, with the emulator's clock an hour after the last day.
+
+    Each day of the first part is fetched as the daily run does, ten minutes after its window closes,
+    from a dataset that ends with that day (the emulator would also show a longer dataset as of its
     clock, but a label added later, e.g. by the stale sweep, cannot be taken back).
     """
     Dataset, GitHubEmulator, TOKEN = _emulator()
     from vllm_digest.partitions import DayWindow
     from vllm_digest.settings import RepoRef
-    from vllm_digest.ingest.github.plan import fetch_day
+    from vllm_digest.ingest.github.plan import fetch_day, github_days
 
     from vllm_digest.ingest.people import REFRESH_DAYS, PeopleCache
 
+    def window(i: int) -> DayWindow:
+        day = FIRST_DAY + dt.timedelta(days=i)
+        start = _window_start(day)
+        return DayWindow(day=day, start=start, end=start + dt.timedelta(days=1))
+
     repo = RepoRef("vllm-project", "vllm")
-    cold, refetch, refetch_304, refetch_cost, by_endpoint = {}, {}, {}, {}, {}
+    cold, bound, refetch, refetch_304, refetch_cost, by_endpoint = {}, {}, {}, {}, {}, {}
     enrichment, empty_cache = {}, {}
     for i in day_indices:
         data = Dataset.from_sample(dataset(i + 1) / "vllm-project__vllm")
-        day = FIRST_DAY + dt.timedelta(days=i)
-        start = _window_start(day)
-        w = DayWindow(day=day, start=start, end=start + dt.timedelta(days=1))
+        w = window(i)
         # search_limit high: this counts requests, it does not wait out the 30/min search budget
         with GitHubEmulator(data, token=TOKEN, search_limit=10_000) as emu:
             emu.now = w.end + dt.timedelta(minutes=10)
@@ -249,28 +255,45 @@ def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS) -> dict:
                 warm.store(login, {"login": login}, None, emu.now - dt.timedelta(days=spread.uniform(0, REFRESH_DAYS + 1)))
             steady = fetch_day(repo, w, emu.base_url, TOKEN, None, people=warm, max_user_requests=1000)
             first = fetch_day(repo, w, emu.base_url, TOKEN, None, people=PeopleCache(), max_user_requests=1000)
-        enrichment[day.isoformat()] = steady.manifest.details.get("user_requests", 0)
-        empty_cache[day.isoformat()] = first.manifest.details.get("user_requests", 0)
-        cold[day.isoformat()] = c.manifest.request_count
-        by_endpoint[day.isoformat()] = dict(collections.Counter(
+        key = w.key
+        enrichment[key] = steady.manifest.details.get("user_requests", 0)
+        empty_cache[key] = first.manifest.details.get("user_requests", 0)
+        cold[key] = c.manifest.request_count
+        bound[key] = rest_lower_bound(c)
+        by_endpoint[key] = dict(collections.Counter(
             r["path"].split("?")[0].rsplit("/vllm-project/vllm/", 1)[-1].lstrip("/") for r in c.manifest.details["requests"]))
-        refetch[day.isoformat()] = r.manifest.request_count
-        refetch_304[day.isoformat()] = r.manifest.not_modified_count
-        refetch_cost[day.isoformat()] = sum(r.manifest.details.get("rate_limited_requests", {}).values())
+        refetch[key] = r.manifest.request_count
+        refetch_304[key] = r.manifest.not_modified_count
+        refetch_cost[key] = sum(r.manifest.details.get("rate_limited_requests", {}).values())
+    ratios = {k: round(cold[k] / bound[k], 3) for k in cold}
+
+    # N consecutive days: one run (one session, the feed paged once) vs N one-day runs, same clock
+    last = day_indices[-1]
+    span = [window(i) for i in range(last - run_days + 1, last + 1)]
+    data = Dataset.from_sample(dataset(last + 1) / "vllm-project__vllm")
+    with GitHubEmulator(data, token=TOKEN, search_limit=10_000) as emu:
+        emu.now = span[-1].end + dt.timedelta(hours=1)
+        one_day_runs = {w.key: fetch_day(repo, w, emu.base_url, TOKEN, None).manifest.request_count for w in span}
+        with github_days(repo, emu.base_url, TOKEN) as fetch:
+            one_run = {w.key: fetch(w).manifest.request_count for w in span}
+    n_sep, n_one = sum(one_day_runs.values()), sum(one_run.values())
     totals = {d: cold[d] + enrichment[d] for d in cold}
+    worst = max(ratios.values())
     return {
-        "name": f"(4) GitHub requests per day ({len(day_indices)} synthetic days, emulator)",
-        "value": f"cold max {max(cold.values())} (mean {statistics.mean(cold.values()):.1f}); "
-                 f"re-fetch rate-limit cost max {max(refetch_cost.values())}; with profile enrichment in its "
-                 f"steady state (each author asked once a month) a typical day {statistics.median(totals.values()):.0f}, "
-                 f"a busy day {max(totals.values())} requests; the first day of an empty cache "
+        "name": f"(4) GitHub requests per day ({len(day_indices)} synthetic days, emulator) vs the REST lower bound",
+        "value": f"cold / bound max {worst:.2f} (" + ", ".join(f"{k[5:]}: {cold[k]}/{bound[k]}" for k in cold)
+                 + f"); re-fetch rate-limit cost max {max(refetch_cost.values())}; {run_days} days in one run "
+                 f"{n_one} requests vs {n_sep} as {run_days} one-day runs; with profile enrichment in its steady "
+                 f"state (each author asked once a month) a typical day {statistics.median(totals.values()):.0f}, a busy "
+                 f"day {max(totals.values())} requests; the first day of an empty cache "
                  f"{max(empty_cache.values())} profile requests at most",
-        "target": "≤ 12 cold, 0 re-fetch cost",
-        "ok": max(cold.values()) <= 12 and max(refetch_cost.values()) == 0,
-        "detail": {"cold": cold, "refetch_requests": refetch, "refetch_304": refetch_304,
-                   "refetch_rate_limited": refetch_cost, "cold_by_endpoint": by_endpoint,
-                   "enrichment_steady": enrichment, "enrichment_empty_cache": empty_cache,
-                   "total_with_enrichment": totals},
+        "target": "≤ 1.15× the bound, 0 re-fetch cost",
+        "ok": worst <= 1.15 and max(refetch_cost.values()) == 0,
+        "detail": {"cold": cold, "rest_lower_bound": bound, "cold_over_bound": ratios, "refetch_requests": refetch,
+                   "refetch_304": refetch_304, "refetch_rate_limited": refetch_cost, "cold_by_endpoint": by_endpoint,
+                   "range_clock": "an hour after the last day's window", "range_one_run": one_run,
+                   "range_one_day_runs": one_day_runs, "enrichment_steady": enrichment,
+                   "enrichment_empty_cache": empty_cache, "total_with_enrichment": totals},
     }
 
 

@@ -5,19 +5,23 @@
 -- statement only when the pattern is a constant, and a pattern read from a joined column is recompiled for
 -- every row (0.5 s per day for the default taxonomy, against milliseconds this way). The texts come from
 -- run_texts (sql/run_texts.sql, built from core_items at the start of the batch): each distinct text is
--- matched once and its hits are written for every item-day that carries it.
-WITH hits AS (
+-- matched once and its hits are written for every item-day that carries it. When $prefiltered, the rule runs only
+-- over the texts holding its keywords (run_text_candidates, from analytics/prefilter.py; $rule is its index).
+WITH texts AS (
+    SELECT * FROM run_texts
+    WHERE NOT $prefiltered OR text_id IN (SELECT text_id FROM run_text_candidates WHERE rule = $rule)
+), hits AS (
     SELECT text_id, 'title' AS field, regexp_extract(title, $pattern) AS matched
-    FROM run_texts
+    FROM texts
     WHERE list_contains(CAST($fields AS VARCHAR[]), 'title') AND regexp_matches(coalesce(title, ''), $pattern)
     UNION ALL
     SELECT text_id, 'body', regexp_extract(body, $pattern)
-    FROM run_texts
+    FROM texts
     WHERE list_contains(CAST($fields AS VARCHAR[]), 'body') AND body IS NOT NULL AND body <> ''
       AND regexp_matches(body, $pattern)
     UNION ALL
     SELECT text_id, 'author', author_login
-    FROM run_texts
+    FROM texts
     WHERE list_contains(CAST($fields AS VARCHAR[]), 'author') AND regexp_matches(coalesce(author_login, ''), $pattern)
 )
 SELECT CAST($repo AS VARCHAR) AS repo, d.item.day AS day, d.item.number AS number,

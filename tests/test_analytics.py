@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from vllm_digest.analytics import ANALYTICS_MODELS, build_analytics, build_taxonomy_rules
-from vllm_digest.analytics.build import _text_rules, analytics_params, text_hits_statement
+from vllm_digest.analytics.build import _load_candidates, _text_rules, analytics_params, text_hits_statement
 from vllm_digest.ingest.raw_store import write_day
 from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.partitions import window_for_day
@@ -244,6 +244,7 @@ def test_text_hits_in_one_union_equal_one_statement_per_rule(built):
     sql = read_sql("int_text_hits")
     texts = read_sql("run_texts")
     con.execute(texts, bind(texts, params))
+    _load_candidates(con, rules)
     union, values = text_hits_statement(sql, params, rules)
     assert len(values) > len(rules)  # every rule bound its own copy
     together = sorted(map(repr, con.execute(union, values).fetchall()))
@@ -252,6 +253,28 @@ def test_text_hits_in_one_union_equal_one_statement_per_rule(built):
     )
     assert together == one_by_one
     assert len(together) == con.execute("SELECT count(*) FROM int_text_hits").fetchone()[0] > 1000
+
+
+def test_the_keyword_prefilter_keeps_every_hit(built):
+    """Each rule run only over the texts holding its keywords finds the same rows as each rule run over
+    every text of the 22 real days; and the prefilter does leave texts out (it is not a no-op)."""
+    con, _, home = built
+    _, ws = windows(home)
+    taxonomy = load_taxonomy()
+    params = analytics_params(REPO, ws, taxonomy)
+    rules = _text_rules(taxonomy)
+    sql, texts = read_sql("int_text_hits"), read_sql("run_texts")
+    con.execute(texts, bind(texts, params))
+    _load_candidates(con, rules)
+    filtered = sorted(map(repr, con.execute(*text_hits_statement(sql, params, rules)).fetchall()))
+    everything = [{**r, "prefiltered": False} for r in rules]
+    unfiltered = sorted(map(repr, con.execute(*text_hits_statement(sql, params, everything)).fetchall()))
+    assert filtered == unfiltered
+    assert len(filtered) > 1000
+    pairs = con.execute("SELECT count(*) FROM run_text_candidates").fetchone()[0]
+    n_texts = con.execute("SELECT count(*) FROM run_texts").fetchone()[0]
+    assert sum(r["prefiltered"] for r in rules) >= 30
+    assert 0 < pairs < n_texts * sum(r["prefiltered"] for r in rules) / 2
 
 
 def test_suffix_parameters_renames_only_the_named_parameters_outside_literals():

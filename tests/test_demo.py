@@ -1,6 +1,7 @@
 """`make demo` leaves an instance in which every asset check has a result for every day it ran."""
 
 import os
+import re
 
 import dagster as dg
 
@@ -49,9 +50,16 @@ def test_demo_materializes_every_partition_and_nothing_else(make_settings, tmp_p
         monkeypatch.delenv(name)
     monkeypatch.setenv("DAGSTER_HOME", str(project_dagster_home(tmp_path / "dagster_home")))
     for name, value in {"VLLM_DIGEST_HOME": str(settings.home), "VLLM_DIGEST_CUTOFF": "11:39",
-                        "VLLM_DIGEST_START_DATE": "2026-03-21"}.items():
+                        "VLLM_DIGEST_START_DATE": "2026-03-21", "VLLM_DIGEST_DEMO_INSTALL_MS": "1500"}.items():
         monkeypatch.setenv(name, value)
     assert main() == 0
-    assert "Materialized 2026-03-21 ... 2026-03-22 in one run" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Materialized 2026-03-21 ... 2026-03-22 in one run" in out
+    # each step's wall time (install as make measured it), adding up to the total
+    times = re.search(r"Wall time: install ([\d.]+) s, materialize ([\d.]+) s, site ([\d.]+) s; total ([\d.]+) s", out)
+    assert times, out
+    install, run, site, total = map(float, times.groups())
+    assert install == 1.5 and run > 0 and site >= 0  # the site step takes well under a second
+    assert abs(install + run + site - total) <= 0.15
     assert report_path(settings, "2026-03-21").is_file() and report_path(settings, "2026-03-22").is_file()
     assert not report_path(settings, "2026-03-20").exists()

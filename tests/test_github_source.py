@@ -213,3 +213,36 @@ def test_recent_plan_lands_what_the_search_plan_lands_on_vllm_sized_days(tmp_pat
             assert recent.manifest.request_count < searched.manifest.request_count, w.key
             for name in ("new_issues", "new_prs"):
                 assert recent.manifest.totals[name]["numbers"] == searched.manifest.totals[name]["numbers"]
+
+
+def test_a_run_of_several_days_pages_the_events_feed_once(tmp_path):
+    """Six synthetic vLLM days fetched in one run (one session, as raw_activity runs a range) ask the
+    emulator for each events page once: as many event requests as the oldest day alone needs, where six
+    one-day fetches page the feed from now back to each day. The days land the same payloads."""
+    from bench.synthetic import generate
+    from vllm_digest.ingest.github.plan import github_days
+    from vllm_digest.partitions import DayWindow
+
+    start = dt.datetime(2026, 1, 3, 3, 39, tzinfo=dt.timezone.utc)
+    data = Dataset.from_sample(generate(tmp_path / "root", start, 6))
+    windows = [DayWindow(day=(start + dt.timedelta(days=i)).date(), start=start + dt.timedelta(days=i),
+                         end=start + dt.timedelta(days=i + 1)) for i in range(6)]
+
+    def event_requests(emu) -> int:
+        return sum(r.path.endswith("/issues/events") for r in emu.requests)
+
+    with GitHubEmulator(data, token=TOKEN, search_limit=1000) as emu:
+        emu.now = windows[-1].end + dt.timedelta(hours=1)
+        alone = [fetch_day(REPO, w, emu.base_url, TOKEN, None, **FAST) for w in windows]
+        per_day_runs = event_requests(emu)
+        emu.requests.clear()
+        with github_days(REPO, emu.base_url, TOKEN, **FAST) as fetch:
+            together = [fetch(w) for w in windows]
+        one_run = event_requests(emu)
+    pages_for_oldest = sum(r["path"].split("?")[0].endswith("/issues/events")
+                           for r in alone[0].manifest.details["requests"])
+    assert one_run == pages_for_oldest >= 2
+    assert per_day_runs > one_run + 4
+    for a, b in zip(alone, together):
+        for kind in ("issues", "events", "comments", "review_comments", "reviews"):
+            assert getattr(a, kind) == getattr(b, kind), kind

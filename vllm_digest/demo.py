@@ -3,6 +3,7 @@ covers) and the site in one run, with the warehouse checks, and say where the re
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -32,6 +33,23 @@ def materialize_days(settings: Settings, instance: dg.DagsterInstance, first: st
     )
 
 
+def step_times(result, instance: dg.DagsterInstance, run_seconds: float, install_ms: str | None) -> str:
+    """Wall time of each step of the demo: install (measured by make), materialize (the run without
+    the site step) and site (its own step in the run), and their total."""
+    site = _site_seconds(result, instance)
+    install = int(install_ms) / 1000 if install_ms and install_ms.isdigit() else None
+    parts = [f"install {install:.1f} s" if install is not None else "install (not measured: run through make demo)",
+             f"materialize {run_seconds - site:.1f} s", f"site {site:.1f} s"]
+    total = run_seconds + (install or 0)
+    return "Wall time: " + ", ".join(parts) + f"; total {total:.1f} s"
+
+
+def _site_seconds(result, instance: dg.DagsterInstance) -> float:
+    """The site step's duration, from the instance's step stats of the run."""
+    return sum((s.end_time or 0) - (s.start_time or 0)
+               for s in instance.get_run_step_stats(result.run_id) if s.step_key == "site")
+
+
 def main() -> int:
     try:
         settings = load_settings()
@@ -41,12 +59,14 @@ def main() -> int:
         return 2
     first, last = keys[0], keys[-1]
     started = time.perf_counter()
-    result = materialize_days(settings, dg.DagsterInstance.get(), first, last)
+    instance = dg.DagsterInstance.get()
+    result = materialize_days(settings, instance, first, last)
     elapsed = time.perf_counter() - started
     if not result.success:
         print("the demo run failed; see the log above", file=sys.stderr)
         return 1
     print(f"\nMaterialized {first} ... {last} in one run ({elapsed:.1f} s).")
+    print(step_times(result, instance, elapsed, os.environ.get("VLLM_DIGEST_DEMO_INSTALL_MS")))
     for repo in settings.repos:
         folder = report_dir(settings, repo)
         print(f"Reports for {repo.full_name}: {folder}")

@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 import duckdb
 
+from vllm_digest.analytics.prefilter import NONE_KNOWN, candidates, required_runs
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
 from vllm_digest.taxonomy import Taxonomy
@@ -77,24 +78,39 @@ def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy
 
 
 def _text_rules(taxonomy: Taxonomy) -> list[dict]:
-    return [
+    rules = [
         {"scope": r["scope"], "owner_id": r["owner_id"], "parent_id": r["parent_id"],
          "rule_ord": r["ord"], "pattern": r["pattern"], "fields": _TEXT_FIELDS[(r["scope"], r["kind"])]}
         for r in taxonomy.rule_rows()
         if (r["scope"], r["kind"]) in _TEXT_FIELDS
     ]
+    for i, rule in enumerate(rules):
+        # the keyword prefilter reads titles and bodies; a rule over author logins runs over every text
+        need = required_runs(rule["pattern"]) if set(rule["fields"]) <= {"title", "body"} else NONE_KNOWN
+        rule.update(rule=i, prefiltered=need != NONE_KNOWN, need=need)
+    return rules
+
+
+def _load_candidates(con: duckdb.DuckDBPyConnection, rules: list[dict]) -> None:
+    """``run_text_candidates``: the (text, rule) pairs of ``run_texts`` the prefilter lets through, for the
+    rules it applies to (a connection-local temp table, like ``run_texts``)."""
+    texts = con.execute("SELECT text_id, title, body FROM run_texts").fetchall()
+    text_ids, rule_ids = candidates(texts, [r["need"] for r in rules])
+    con.execute("CREATE OR REPLACE TEMP TABLE run_text_candidates AS "
+                "SELECT CAST(unnest($texts) AS BIGINT) AS text_id, CAST(unnest($rules) AS INTEGER) AS rule",
+                {"texts": text_ids, "rules": rule_ids})
 
 
 def text_hits_statement(sql: str, params: dict, rules: list[dict]) -> tuple[str, dict]:
     """One query running ``sql`` (one rule's regex) for every rule: a UNION ALL of copies, each with its
     own constant pattern. DuckDB runs the copies in parallel, where one statement per rule scans the
     batch's texts on one thread (a year's 38,000 texts fit in one row group): 7.2 s -> 3.5 s on 2 cores."""
-    per_rule = set(rules[0])
+    per_rule = set(rules[0]) - {"need"}
     copies, values = [], {}
     for i, rule in enumerate(rules):
         copy = suffix_parameters(sql, per_rule, f"_{i}")
         copies.append(f"SELECT * FROM (\n{copy}\n)")
-        values.update(bind(copy, {**params, **{f"{k}_{i}": v for k, v in rule.items()}}))
+        values.update(bind(copy, {**params, **{f"{k}_{i}": v for k, v in rule.items() if k != "need"}}))
     return "\nUNION ALL\n".join(copies), values
 
 
@@ -170,6 +186,7 @@ def _replace(
         texts = read_sql("run_texts")
         con.execute(texts, bind(texts, values))
         if rules:
+            _load_candidates(con, rules)
             statement, bound = text_hits_statement(read_sql(model), values, rules)
             con.execute(f"INSERT INTO {model} BY NAME {statement}", bound)
 

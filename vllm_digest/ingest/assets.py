@@ -72,18 +72,20 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
         landed: dict[str, dict] = {}
-        # the profiles asked of GitHub, kept across days and runs (ingest/people.py)
+        # the profiles and PR files asked of GitHub, kept across days and runs (ingest/people.py, pr_files.py)
         github = activity_source.kind == "github"
         people = PeopleCache.load(repo_dir(settings.raw_dir, repo) / PEOPLE_FILE) if github else None
         files = FilesCache.load(repo_dir(settings.raw_dir, repo) / FILES_FILE) if github else None
-        for window in windows:
-            previous = read_day(settings.raw_dir, repo, window.key)
-            payload = fetch_or_fail(activity_source, repo, window, previous, context.log, people, files)
-            write_day(settings.raw_dir, repo, window.key, payload)
-            if github:
-                people.save()
-                files.save()
-            landed[window.key] = landed_counts(payload)
+        # one session for the run's days: the github source pages the events feed once for all of them
+        with activity_source.session(repo, context.log) as source:
+            for window in windows:
+                previous = read_day(settings.raw_dir, repo, window.key)
+                payload = fetch_or_fail(source, repo, window, previous, context.log, people, files)
+                write_day(settings.raw_dir, repo, window.key, payload)
+                if github:
+                    people.save()
+                    files.save()
+                landed[window.key] = landed_counts(payload)
         totals = {name: sum(day[name] for day in landed.values()) for name in LANDED_COUNTS}
         context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")
         return dg.MaterializeResult(

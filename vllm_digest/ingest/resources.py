@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import dagster as dg
 from pydantic import Field
@@ -77,6 +79,43 @@ class ActivitySourceResource(dg.ConfigurableResource):
                 **({"log": log} if log is not None else {}),
             )
         raise ValueError(f"activity source kind {self.kind!r} is not one of ['sample', 'github']")
+
+    @contextmanager
+    def session(self, repo: RepoRef, log: logging.Logger | None = None) -> Iterator["ActivitySourceResource | _GitHubDays"]:
+        """The source for one run's days, with ``fetch_day`` like the resource's. For github, the days
+        share one HTTP client and one events feed, which is then paged once for the whole run (back to
+        its oldest day) instead of once per day."""
+        if self.kind != "github":
+            yield self
+            return
+        from vllm_digest.ingest.github.plan import github_days
+
+        with github_days(
+            repo,
+            api_url=self.github_api_url,
+            token=self.github_token,
+            max_rate_wait_seconds=self.max_rate_wait_seconds,
+            request_deadline_seconds=self.request_deadline_seconds,
+            max_user_requests=self.people_requests,
+            max_file_requests=self.file_requests,
+            focus_words=tuple(self.focus_words),
+            **({"log": log} if log is not None else {}),
+        ) as fetch:
+            yield _GitHubDays(repo, fetch)
+
+
+class _GitHubDays:
+    """One run's GitHub days (``ActivitySourceResource.session``)."""
+
+    def __init__(self, repo: RepoRef, fetch):
+        self.repo, self._fetch = repo, fetch
+
+    def fetch_day(self, repo: RepoRef, window: DayWindow, previous: DayPayload | None,
+                  log: logging.Logger | None = None, people: PeopleCache | None = None,
+                  files: FilesCache | None = None) -> DayPayload:
+        if repo != self.repo:
+            raise ValueError(f"this session fetches {self.repo.full_name}, not {repo.full_name}")
+        return self._fetch(window, previous, people, files)
 
 
 def activity_source(settings: Settings) -> ActivitySourceResource:

@@ -62,6 +62,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
@@ -118,6 +119,36 @@ def search_time(moment: dt.datetime) -> str:
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class EventFeed:
+    """The repository's issue events feed (newest first) shared by the days of one run: each page is
+    asked once, so a run of N days pages the feed back to its oldest day once instead of N times
+    (each day's plan would page it from now back to its own window). Plans read it in any order."""
+
+    def __init__(self, client: GitHubClient, per_page: int):
+        self._client, self._per_page = client, per_page
+        self._pages: list[Page] = []
+        self._more: Iterator[Page] | None = None
+        self._done = False
+
+    def pages(self, repo: RepoRef) -> Iterator[Page]:
+        """The feed's pages in order: those already fetched, then the next ones as they are asked for."""
+        i = 0
+        while True:
+            if i < len(self._pages):
+                yield self._pages[i]
+                i += 1
+                continue
+            if self._done:
+                return
+            if self._more is None:
+                self._more = fetch_issue_events(self._client, repo, self._per_page)
+            page = next(self._more, None)
+            if page is None:
+                self._done = True
+                return
+            self._pages.append(page)
+
+
 @dataclass
 class _SearchResult:
     total: int = 0
@@ -160,8 +191,11 @@ class DayPlan:
         options: FetchOptions | None = None,
         people: PeopleCache | None = None,
         files: FilesCache | None = None,
+        feed: EventFeed | None = None,
     ):
         self.client, self.repo, self.window = client, repo, window
+        # the run's shared events feed (several days in one run), or this day's own
+        self.feed = feed or EventFeed(client, (options or FetchOptions()).per_page)
         self.options = options or FetchOptions()
         self.people = people
         self.files_cache = files
@@ -205,7 +239,7 @@ class DayPlan:
         """Events of the window, or None when the endpoint no longer reaches back to it."""
         kept: dict[int, dict] = {}
         pages = 0
-        for page in self._pages(fetch_issue_events(self.client, self.repo, self.options.per_page)):
+        for page in self._pages(self.feed.pages(self.repo)):
             pages += 1
             response, rows = page.response, page.rows
             if pages == 1:
@@ -549,6 +583,19 @@ class DayPlan:
 
 
 _FETCH_KEYS = set(FetchOptions.__dataclass_fields__)
+
+
+@contextmanager
+def github_days(repo: RepoRef, api_url: str, token: str | None, **client_options) -> Iterator[Callable]:
+    """A run's days from GitHub over one client and one shared events feed: yields
+    ``fetch(window, previous) -> DayPayload``. Fetch the days oldest first or in any order: the feed is
+    paged back to the oldest day once either way."""
+    fetch_kwargs = {k: client_options.pop(k) for k in list(client_options) if k in _FETCH_KEYS}
+    options = FetchOptions(**fetch_kwargs)
+    with GitHubClient(api_url=api_url, token=token, **client_options) as client:
+        feed = EventFeed(client, options.per_page)
+        yield lambda window, previous=None, people=None, files=None: DayPlan(
+            client, repo, window, previous, options, people, files, feed).run()
 
 
 def fetch_day(
