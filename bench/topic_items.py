@@ -12,7 +12,8 @@ The candidates are the items of the day's five lists with a report topic (the on
 
 Feature variants (VARIANTS): the base set; + label and state features (a stale/needs-rebase label, a docs/CI
 label, a new issue); + an entity cluster (how many other new items of the day name the same model family,
-hardware or kernel library in their title). And one variant that keeps today's topic choice (the topics
+hardware or kernel library in their title). A second, topic-level model choosing the topics (its features:
+new issues and PRs, items, generic, surprise, story points, group). And one variant that keeps today's topic choice (the topics
 report_topics lists) and lets the model choose only the items within them. It also prints the ceilings the
 presentation imposes whatever the model: an oracle that knows the picks and may show ``max_topics`` topics of
 ``per_topic`` items. The pipeline does not use this script; it writes
@@ -125,6 +126,67 @@ def current_topics(con, days: Sequence[str]) -> dict[str, set[str]]:
     return out
 
 
+TOPIC_MODEL_FEATURES = ("t_new_issues", "t_new_prs", "t_items", "t_generic", "t_surprise", "t_story", "t_model",
+                        "t_hardware", "t_process", "t_quality", "t_rank5")
+
+
+def topic_meta(con, days: Sequence[str]) -> dict[tuple[str, str], tuple]:
+    """(day, topic) -> (generic, group, surprise, story points, topic_rank) from mart_topic_daily."""
+    return {(d.isoformat(), t): (g, grp, s or 0.0, sp or 0.0, rk) for d, t, g, grp, s, sp, rk in con.execute(
+        "SELECT day, topic_id, generic, topic_group, surprise, story_points, topic_rank FROM mart_topic_daily "
+        "WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))",
+        {"repo": REPO, "days": list(days)}).fetchall()}
+
+
+def topic_rows(day_rows: Sequence[Row], day: str, meta: dict) -> list[tuple[str, str, dict, int, list[Row]]]:
+    """The day's topics as rows of a topic-level model: (day, topic, features, picks in it, its items in order)."""
+    groups: dict[str, list[Row]] = {}
+    for r in day_rows:
+        groups.setdefault(r[4], []).append(r)
+    out = []
+    for topic, g in groups.items():
+        generic, grp, surprise, story, rank = meta[(day, topic)]
+        f = {"t_new_issues": math.log1p(sum(1 for r in g if r[2].get("opened") and r[2].get("is_issue"))),
+             "t_new_prs": math.log1p(sum(1 for r in g if r[2].get("opened") and not r[2].get("is_issue"))),
+             "t_items": math.log1p(len(g)), "t_generic": float(bool(generic)),
+             "t_surprise": max(-3.0, min(5.0, surprise)), "t_story": story,
+             "t_model": float(grp == "model"), "t_hardware": float(grp == "hardware"),
+             "t_process": float(grp == "process"), "t_quality": float(grp == "quality"),
+             "t_rank5": float(rank is not None and rank <= 5)}
+        out.append((day, topic, {k: v for k, v in f.items() if v}, sum(r[3] for r in g), g))
+    return out
+
+
+def measure_topic_model(rows: Sequence[Row], days: Sequence[str], meta: dict) -> dict:
+    """LOO with a second, topic-level logistic model (label: the topic holds >= `need` picks) choosing the
+    topics, the base item model choosing 3 items in each: (l2 of the topic model, "topic model >= need",
+    max_topics, 3) -> (hits, shown)."""
+    item_features = ITEM_FEATURES + TOPIC_FEATURES
+    rows = _only(rows, item_features)
+    saved = fs.FEATURES
+    out: dict = {}
+    try:
+        for need in (1, 2):
+            for l2 in L2_GRID:
+                for train, test in leave_one_day_out(days):
+                    fs.FEATURES = item_features
+                    bias, weights = fs.fit([r[:4] for r in rows if r[0] in set(train)], 3.0)
+                    ranked = {d: sorted((r for r in rows if r[0] == d),
+                                        key=lambda r: (-fs.score(bias, weights, r[2]), -r[1])) for d in days}
+                    fs.FEATURES = TOPIC_MODEL_FEATURES
+                    trained = [t for d in train for t in topic_rows(ranked[d], d, meta)]
+                    tb, tw = fs.fit([(t[0], 0, t[2], int(t[3] >= need)) for t in trained], l2)
+                    order = sorted(topic_rows(ranked[test], test, meta), key=lambda t: -fs.score(tb, tw, t[2]))
+                    for mt in MAX_TOPICS:
+                        s = [r for t in order[:mt] for r in t[4][:3]]
+                        key = (l2, f"topic model >= {need}", mt, 3)
+                        h, c = out.get(key, (0, 0))
+                        out[key] = (h + sum(r[3] for r in s), c + len(s))
+        return out
+    finally:
+        fs.FEATURES = saved
+
+
 def shown(chosen: Sequence[Row], max_topics: int | None, per_topic: int | None) -> list[Row]:
     """The chosen items (best first) grouped by their topic as the section shows them: the topics with the
     most chosen items first (ties: the topic of the better item), ``per_topic`` items of each."""
@@ -210,7 +272,7 @@ def _table(out: dict, picks: int) -> list[str]:
 
 
 def render(rows: Sequence[Row], days: Sequence[str], picks: int, results: dict[str, dict],
-           within: dict) -> str:
+           within: dict, topic_model: dict) -> str:
     base = ITEM_FEATURES + TOPIC_FEATURES
     lines = [
         "# 🔥 topics: items chosen by a fitted model, then grouped by topic (experiment)",
@@ -229,6 +291,10 @@ def render(rows: Sequence[Row], days: Sequence[str], picks: int, results: dict[s
         lines += [f"## variant {name}: {', '.join(base + VARIANTS[name])}", ""] + _table(out, picks) + [""]
     lines += ["## today's topics kept, the base model orders the items within each", ""]
     lines += _table(within, picks) + [""]
+    lines += ["## a topic-level model chooses the topics, the base item model 3 items in each", "",
+              f"Topic features: {', '.join(TOPIC_MODEL_FEATURES)} (t_story and t_surprise are today's ranking's "
+              "own parts). The label: the topic holds at least 1 (or 2) of the day's picks.", ""]
+    lines += _table(topic_model, picks) + [""]
     lines += ["## ceiling whatever the model (an oracle knowing the picks, same caps)", "",
               "| topics | per topic | recall |", "|---:|---:|---:|"]
     for mt in MAX_TOPICS:
@@ -262,12 +328,14 @@ def main(argv: list[str] | None = None) -> int:
         try:
             rows = read_rows(con, picks, days)
             listed = current_topics(con, days)
+            meta = topic_meta(con, days)
         finally:
             con.close()
     n_picks = sum(len(picks[d]["topics"]) for d in days)
     base = ITEM_FEATURES + TOPIC_FEATURES
     results = {name: measure(rows, days, base + extra) for name, extra in VARIANTS.items()}
-    text = render(rows, days, n_picks, results, measure(rows, days, base, topics=listed))
+    text = render(rows, days, n_picks, results, measure(rows, days, base, topics=listed),
+                  measure_topic_model(rows, days, meta))
     a.out.write_text(text, encoding="utf-8")
     print(text)
     print(f"wrote {a.out}", file=sys.stderr)
