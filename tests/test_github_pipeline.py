@@ -21,6 +21,9 @@ def test_github_source_report_equals_sample_report(make_settings, tmp_path, monk
             GITHUB_API_URL=emulator.base_url,
             GITHUB_TOKEN=TOKEN,
             GITHUB_WEB_URL="https://github.com",
+            # the activity alone, as the sample holds it: no profile or changed-files enrichment
+            VLLM_DIGEST_GITHUB_PEOPLE="0",
+            VLLM_DIGEST_GITHUB_FILES="0",
         )
         (tmp_path / "dagster_home").mkdir()
         with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:

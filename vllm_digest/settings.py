@@ -38,6 +38,10 @@ DEFAULT_GITHUB_DEADLINE = 30
 MAX_GITHUB_DEADLINE = 120
 MAX_GITHUB_PEOPLE = 1000
 MAX_GITHUB_FILES = 20
+# on by default for the github source: a day's new authors are few once the cache is warm (issue 18's
+# figure: ~16 profile requests on a typical day), and 20 PRs' files is the issue's daily budget
+DEFAULT_GITHUB_PEOPLE = 100
+DEFAULT_GITHUB_FILES = MAX_GITHUB_FILES
 
 _REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$")
 _CUTOFF = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
@@ -305,10 +309,10 @@ class Settings:
     github_token: str | None = field(default=None, repr=False)
     github_request_deadline: int = DEFAULT_GITHUB_DEADLINE
     # account profiles (GET /users/{login}) the github source asks a day, new or due monthly; 0: none
-    github_people_requests: int = 0
+    github_people_requests: int = DEFAULT_GITHUB_PEOPLE
     # PRs whose changed files (GET /pulls/{n}/files) the github source asks a day, key-change and focus
     # candidates first; 0: none, at most MAX_GITHUB_FILES
-    github_file_requests: int = 0
+    github_file_requests: int = DEFAULT_GITHUB_FILES
     # where site/ is published (its index.html's folder); makes the feed's links absolute
     site_url: str | None = None
     languages: tuple[str, ...] = LANGUAGES
@@ -576,10 +580,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             "GitHub request deadline (seconds)", 1, MAX_GITHUB_DEADLINE,
         ),
         github_people_requests=_parse_int(
-            raw.get("github_people_requests", 0), "GitHub people requests a day", 0, MAX_GITHUB_PEOPLE,
+            raw.get("github_people_requests", DEFAULT_GITHUB_PEOPLE), "GitHub people requests a day", 0, MAX_GITHUB_PEOPLE,
         ),
         github_file_requests=_parse_int(
-            raw.get("github_file_requests", 0), "GitHub PR-files requests a day", 0, MAX_GITHUB_FILES,
+            raw.get("github_file_requests", DEFAULT_GITHUB_FILES), "GitHub PR-files requests a day", 0, MAX_GITHUB_FILES,
         ),
         site_url=_parse_api_url(str(raw["site_url"]), "site URL") + "/" if raw.get("site_url") else None,
         languages=languages,
