@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 
 import duckdb
 
+from vllm_digest.analytics.picks import picks_params
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
 from vllm_digest.taxonomy import Taxonomy
@@ -46,6 +47,10 @@ ANALYTICS_MODELS = (
     "int_item_topic_sets",
     "mart_key_changes",
     "mart_notable_issues",
+    # after every selection mart: the items each day's report features, then the earlier days' picks
+    # that moved today (reads this table's rows of the days before, fresh for the batch's own days)
+    "mart_section_picks",
+    "mart_follow_ups",
 )
 
 # the model that runs the taxonomy's regexes: one copy of its query per rule (text_hits_statement)
@@ -65,6 +70,7 @@ def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy
         "window_starts": [w.start for w in ordered],
         "window_ends": [w.end for w in ordered],
         **taxonomy.params(),
+        **picks_params(),
     }
 
 

@@ -36,6 +36,12 @@ def item_url(settings: Settings, repo: RepoRef, kind: str, number: int) -> str:
     return f"{settings.github_web_url}/{repo.full_name}/{path}/{int(number)}"
 
 
+def day_href(language: str):
+    """(day, extension) -> an earlier day's report in ``language``, beside this one in the same folder
+    (reports/<owner>/<name>/, as on disk and on the published site)."""
+    return lambda day, ext: f"{day}.{language}.{ext}"
+
+
 def featured_focus(settings: Settings) -> FocusArea:
     """The focus area the report's focus section features: the taxonomy's first."""
     taxonomy = taxonomy_from_settings(settings)
@@ -93,7 +99,7 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
             complete=bool(manifest["complete"]),
         ),
         lists={name: tuple(items) for name, items in lists.items()},
-        sections=build_sections(data, Wording(t, featured_focus(settings), url_for), charts),
+        sections=build_sections(data, Wording(t, featured_focus(settings), url_for, day_href(language)), charts),
         counts_chart=charts["counts"],
         catalog=t,
         data=data,

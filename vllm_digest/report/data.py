@@ -38,6 +38,8 @@ class DayData:
     count_history: list[dict]
     topic_history: dict[str, list[tuple[str, int]]]
     hotness_parts: list[dict]
+    # items an earlier report featured that moved today (mart_follow_ups), in follow_rank order
+    follow_ups: list[dict] = ()
 
 
 def _with_items(found: list[dict], items: dict[int, dict], **extra) -> list[dict]:
@@ -166,4 +168,5 @@ def gather(repo: str, day: str, found: dict[str, list[dict]]) -> DayData:
         count_history=count_history(found["count_history"]),
         topic_history=topic_history(found["topic_history"], [t["topic"] for t in found_topics]),
         hotness_parts=hotness_components(found["hotness"]),
+        follow_ups=[{**r, "first_reported": r["first_reported"].isoformat()} for r in found["follow_ups"]],
     )

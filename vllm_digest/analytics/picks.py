@@ -1,0 +1,17 @@
+"""What the report features and how far back its follow-ups look: the parameters of mart_section_picks and
+mart_follow_ups. The report's queries read the same selection limits (report/queries.py), so the picks
+recorded for a day are the items its report shows."""
+
+from __future__ import annotations
+
+# how many items each analysis section lists: the first N key changes and issues to watch, the hottest
+# discussions, the largest topics and the members named under each
+SELECTION_LIMITS = {"ranked_limit": 5, "hot_limit": 3, "topic_limit": 5, "topic_numbers": 8}
+# a follow-up looks back this many days for the reports that featured an item
+FOLLOW_UP_DAYS = 14
+# non-bot comments in one window that count as a burst of discussion
+BURST_COMMENTS = 5
+
+
+def picks_params() -> dict:
+    return {**SELECTION_LIMITS, "follow_up_days": FOLLOW_UP_DAYS, "burst_comments": BURST_COMMENTS}
