@@ -1,4 +1,4 @@
-"""The baseline sensor: building a day re-renders the later days whose topic trends it feeds.
+"""The baseline sensor: building a day re-renders the later days whose topic trends and follow-ups it feeds.
 
 A day's topic trend compares it with the ``N`` days before it (the taxonomy's
 ``trend.baseline_days``, 7 by default), read from the warehouse as they are when the
@@ -9,6 +9,11 @@ again. The rule that makes a report independent of the order days were built in:
     after a run succeeds for days first..last, the days last+1 .. last+N that are
     already built are re-rendered, in one follow-up run per repository and block of
     consecutive days.
+
+The follow-ups section reads the same way: a day's follow-ups are the items the reports of
+the ``FOLLOW_UP_DAYS`` (14) days before it featured (``mart_section_picks``) that moved that
+day, so a re-run of a day can change the follow-ups of the 14 days after it and of no day
+before it. N is therefore the longer of the two look-backs: max(trend baseline, 14).
 
 The follow-up run selects only the analytics marts, the report and the site: their
 inputs (the raw landing and the warehouse layers of those days) are already there, so
@@ -29,6 +34,7 @@ import datetime as dt
 import dagster as dg
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS
+from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
 from vllm_digest.report.assets import REPORT_ASSET
 from vllm_digest.site.assets import SITE_KEY
 from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
@@ -104,7 +110,14 @@ def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagst
     return requests
 
 
-def build_baseline_sensor(settings: Settings, job, window: int) -> dg.RunStatusSensorDefinition:
+def followers_window(trend_baseline_days: int) -> int:
+    """How many days after a run's last day read what it built: the trend baseline's and the follow-ups'."""
+    return max(trend_baseline_days, FOLLOW_UP_DAYS)
+
+
+def build_baseline_sensor(settings: Settings, job, trend_window: int) -> dg.RunStatusSensorDefinition:
+    window = followers_window(trend_window)
+
     @dg.run_status_sensor(
         name=BASELINE_SENSOR,
         run_status=dg.DagsterRunStatus.SUCCESS,
@@ -116,7 +129,8 @@ def build_baseline_sensor(settings: Settings, job, window: int) -> dg.RunStatusS
         description=(
             f"After a run succeeds for days first..last, re-renders the already-built days among the "
             f"{window} after last (analytics, report, site; no fetch), whose topic trends compare "
-            f"with the days that run built. Follow-up runs carry the tag {RERENDER_TAG} and trigger nothing."
+            f"with the days that run built and whose follow-ups read the items those days featured. "
+            f"Follow-up runs carry the tag {RERENDER_TAG} and trigger nothing."
         ),
     )
     def baseline_rerender_sensor(context: dg.RunStatusSensorContext):
