@@ -16,9 +16,9 @@ from conftest import materialize, report_path
 GOLDEN = Path(__file__).resolve().parent / "golden"
 HEADINGS = {
     "zh": ["### 📊 每日开发状态摘要", "### 🎯 AMD/ROCm 生态相关动态", "### 💬 高热度讨论分析",
-           "### 🔥 热门话题与趋势分析", "### 🛠️ 重点技术变更", "### 📈 开发活跃度观察", "### 💡 值得关注的问题"],
+           "### 🔥 热门话题与趋势分析", "### 🛠️ 重点技术变更", "### 🔁 进展追踪", "### 📈 开发活跃度观察", "### 💡 值得关注的问题"],
     "en": ["### 📊 Daily summary", "### 🎯 AMD/ROCm ecosystem", "### 💬 Hot discussions",
-           "### 🔥 Hot topics and trends", "### 🛠️ Key changes", "### 📈 Activity", "### 💡 Issues to watch"],
+           "### 🔥 Hot topics and trends", "### 🛠️ Key changes", "### 🔁 Follow-ups", "### 📈 Activity", "### 💡 Issues to watch"],
 }
 APPENDIX = {"zh": "## 📋 附录：详细数据列表", "en": "## 📋 Appendix: the day's lists"}
 

@@ -286,10 +286,6 @@ def _key_changes(data: DayData, w: Wording) -> _Body:
     return _Body(t("key_changes.lead"), (Group("", tuple(entries)),))
 
 
-# how many follow-ups a day lists; mart_follow_ups keeps them all and the lead says how many there are
-FOLLOW_UPS_SHOWN = 10
-
-
 def _move(row: dict, move: str, w: Wording) -> list:
     """One move in words; a maintainer's login stays a quote."""
     t = w.t
@@ -310,7 +306,7 @@ def _follow_ups(data: DayData, w: Wording) -> _Body:
     if not rows:
         return _Body(t("follow_ups.none", days=FOLLOW_UP_DAYS))
     entries = []
-    for row in rows[:FOLLOW_UPS_SHOWN]:
+    for row in rows:  # every one, one line each: a follow-up is short
         moved: list = []
         for index, move in enumerate(row["moves"]):
             moved.extend(([t("follow_ups.sep")] if index else []) + _move(row, move, w))
@@ -319,10 +315,7 @@ def _follow_ups(data: DayData, w: Wording) -> _Body:
         meta = [*moved, t("follow_ups.first_reported", section=section),
                 Link(day, w.day_href(day, "md"), w.day_href(day, "html"))]
         entries.append(_entry(row, w, meta, gist=""))
-    lead = t("follow_ups.lead", count=len(rows), days=FOLLOW_UP_DAYS)
-    if len(rows) > FOLLOW_UPS_SHOWN:
-        lead += t("follow_ups.shown", shown=FOLLOW_UPS_SHOWN)
-    return _Body(lead, (Group("", tuple(entries)),))
+    return _Body(t("follow_ups.lead", count=len(rows), days=FOLLOW_UP_DAYS), (Group("", tuple(entries)),))
 
 
 def _hours(x) -> str:
