@@ -196,3 +196,33 @@ def test_one_range_build_equals_building_the_days_one_by_one_in_order(tmp_path):
         found.append([con.execute(tables.format(t)).fetchall() for t in ("mart_section_picks", "mart_follow_ups")])
         con.close()
     assert found[0] == found[1] and found[0][1]
+
+
+def test_rebuilding_a_day_of_a_rendered_week_asks_for_that_week_again(tmp_path):
+    """The sensor: a run that rebuilt days of a week whose digest exists re-renders that week (weekly job,
+    no fetch); a week never rendered is left to its schedule."""
+    import dagster as dg
+
+    from test_rerender import sensor_requests
+    from vllm_digest.definitions import build_definitions
+    from vllm_digest.rerender import RERENDER_TAG
+    from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
+
+    settings = settings_at(tmp_path / "home")
+    defs = build_definitions(settings)
+    monday = monday_of(LAST)
+    days = week_days(monday)
+    (tmp_path / "dagster_home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        materialize(settings, days[0], days[-1], instance=instance)
+        materialize_weeks(settings, monday, instance=instance)
+        before = (report_path(settings, "x", "json").parent / "weekly" / f"{monday}.en.md").read_bytes()
+        late = materialize(settings, days[-2], days[-1], instance=instance)
+        weekly = [r for r in sensor_requests(defs, instance, late) if r.job_name == WEEKLY_JOB]
+        assert [(r.tags[RANGE_START_TAG], r.tags[RANGE_END_TAG]) for r in weekly] == [(monday, monday)]
+        assert weekly[0].tags[RERENDER_TAG] == late.dagster_run.run_id
+        rerun = defs.resolve_job_def(WEEKLY_JOB).execute_in_process(instance=instance, tags=weekly[0].tags)
+        assert rerun.success
+        assert sensor_requests(defs, instance, rerun) == []  # a weekly run changes no day
+    # the same data: the same bytes
+    assert (report_path(settings, "x", "json").parent / "weekly" / f"{monday}.en.md").read_bytes() == before

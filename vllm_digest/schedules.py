@@ -232,6 +232,6 @@ def defs(settings: Settings) -> dg.Definitions:
     return dg.Definitions(
         jobs=[job, weekly],
         schedules=[build_daily_schedule(settings, job), build_weekly_schedule(settings, weekly)],
-        sensors=[build_baseline_sensor(settings, job, window)],
+        sensors=[build_baseline_sensor(settings, job, window, weekly)],
         executor=EXECUTORS[settings.executor],
     )
