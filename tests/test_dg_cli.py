@@ -39,12 +39,13 @@ def test_dg_list_defs_lists_every_asset_check_job_and_schedule(tmp_path):
     defs = build_definitions(settings_at(tmp_path / "home"))
     graph = defs.resolve_asset_graph()
     assert {a["asset_key"] for a in listed["assets"]} == {k.to_user_string() for k in graph.get_all_asset_keys()}
-    assert len(listed["assets"]) == 28  # raw, 7 stg, 4 core, 2 mart, 1 ref, 11 analytics, the report, the site
+    # raw, 7 stg, 4 core, 2 mart, 1 ref, 13 analytics, the report, the weekly digest, the site
+    assert len(listed["assets"]) == 31
     assert {c["key"] for c in listed["asset_checks"]} == {
         f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys
     }
-    assert [j["name"] for j in listed["jobs"]] == ["daily_digest"]
-    assert [s["name"] for s in listed["schedules"]] == ["daily_digest_schedule"]
+    assert sorted(j["name"] for j in listed["jobs"]) == ["daily_digest", "weekly_digest"]
+    assert sorted(s["name"] for s in listed["schedules"]) == ["daily_digest_schedule", "weekly_digest_schedule"]
     assert {r["name"] for r in listed["resources"]} == {"activity_source", "warehouse", "narrative"}
 
 

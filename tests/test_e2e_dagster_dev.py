@@ -22,7 +22,9 @@ import pytest
 from conftest import report_path, sample_windows
 from tests.chromium import ARTIFACTS, launch_chromium
 from tests.dagster_dev import DagsterDev, group_members
-from vllm_digest.schedules import DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG, report_freshness_policy
+from vllm_digest.schedules import (
+    DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_GROUP, WEEKLY_SCHEDULE, report_freshness_policy,
+)
 from vllm_digest.settings import Settings, load_settings
 
 pytestmark = pytest.mark.e2e
@@ -30,6 +32,7 @@ pytestmark = pytest.mark.e2e
 LOCATION = "vllm_digest"
 PREFIX = ("vllm_project", "vllm")
 REPORT = (*PREFIX, "daily_report")
+WEEKLY = (*PREFIX, "weekly_digest")
 SITE = ("site",)
 FIRST, LAST = "2026-03-20", "2026-03-22"
 DAYS = ["2026-03-20", "2026-03-21", "2026-03-22"]
@@ -88,13 +91,16 @@ def server(tmp_path_factory):
 
 
 def partitioned_keys(nodes: dict) -> list[tuple[str, ...]]:
-    return sorted(k for k, n in nodes.items() if n["isPartitioned"])
+    """The assets of the daily partitions (the weekly digests have weekly ones, and a job of their own)."""
+    return sorted(k for k, n in nodes.items() if n["isPartitioned"] and n["groupName"] != WEEKLY_GROUP)
 
 
 def layer_of(key: tuple[str, ...], node: dict) -> str:
     if key == SITE:
         return "site"
     group = node["groupName"]
+    if group == WEEKLY_GROUP:
+        return "report"  # the weekly digest is a report over weeks: from the marts to the site
     # the warehouse group holds three layers, told apart by the table prefix
     layer = key[-1].split("_", 1)[0] if group == "warehouse" else group
     assert layer in LAYERS, f"{'/'.join(key)} (group {group!r}) is in no known layer {LAYERS}"
@@ -129,8 +135,10 @@ def test_lineage_runs_raw_to_report_through_every_layer(server):
         assert (*PREFIX, upstream) in nodes[(*PREFIX, downstream)]["deps"], (upstream, downstream)
     # nothing dangles: every partitioned asset feeds the report
     partitioned = partitioned_keys(nodes)
-    assert len(partitioned) == 27
+    assert len(partitioned) == 29
     assert set(partitioned) == upstream_of(nodes, REPORT) | {REPORT}
+    # the weekly digest reads the daily marts and feeds the site
+    assert set(nodes[WEEKLY]["deps"]) <= set(partitioned) and WEEKLY in nodes[SITE]["deps"]
     assert {nodes[k]["backfillPolicy"]["policyType"] for k in partitioned} == {"SINGLE_RUN"}
 
 
@@ -152,8 +160,12 @@ def test_daily_schedule_is_loaded_and_stopped_until_turned_on(server):
             ... on Schedules { results { name cronSchedule executionTimezone scheduleState { status } } } } }""",
         {"repo": {"repositoryLocationName": LOCATION, "repositoryName": "__repository__"}},
     )
-    assert data["schedulesOrError"]["results"] == [{
+    assert sorted(data["schedulesOrError"]["results"], key=lambda s: s["name"]) == [{
         "name": DAILY_SCHEDULE, "cronSchedule": "49 11 * * *", "executionTimezone": "Asia/Shanghai",
+        "scheduleState": {"status": "STOPPED"},
+    }, {
+        # the weekly digest: Mondays, after the Sunday's daily run has had its 60 minutes of grace
+        "name": WEEKLY_SCHEDULE, "cronSchedule": "49 12 * * 1", "executionTimezone": "Asia/Shanghai",
         "scheduleState": {"status": "STOPPED"},
     }]
 
@@ -208,7 +220,7 @@ def test_asset_page_catalog_group_and_job_partitions_backfills_are_one_run_each(
     days = ["2026-03-21", "2026-03-22"]
     key = (*PREFIX, "mart_key_changes")
     group = sorted(k for k, n in dev.asset_nodes().items() if n["groupName"] == "analytics")
-    assert len(group) == 12
+    assert len(group) == 14
     launched = {
         "asset": dev.launch_backfill([key], days[0], days[-1], shape="ui"),
         "group": dev.launch_backfill(group, days[0], days[-1], shape="ui"),
