@@ -10,6 +10,7 @@ tables give the same bytes.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Callable
 
 import duckdb
 
@@ -36,7 +37,7 @@ def item_url(settings: Settings, repo: RepoRef, kind: str, number: int) -> str:
     return f"{settings.github_web_url}/{repo.full_name}/{path}/{int(number)}"
 
 
-def day_href(language: str):
+def day_href(language: str) -> Callable[[str, str], str]:
     """(day, extension) -> an earlier day's report in ``language``, beside this one in the same folder
     (reports/<owner>/<name>/, as on disk and on the published site)."""
     return lambda day, ext: f"{day}.{language}.{ext}"

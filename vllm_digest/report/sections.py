@@ -49,8 +49,8 @@ class Wording:
     t: Catalog
     focus: FocusArea
     url_for: Callable[[str, int], str]
-    # (day, "md" | "html") -> the relative address of that day's report in this language
-    day_href: Callable[[str, str], str] = lambda day, ext: f"{day}.{ext}"
+    # (day, "md" | "html") -> the relative address of that day's report in this language (build.day_href)
+    day_href: Callable[[str, str], str]
 
     @property
     def names(self) -> str:

@@ -29,7 +29,7 @@ def build_site_asset(settings: Settings) -> dg.AssetsDefinition:
     )
     def site(context: dg.AssetExecutionContext) -> dg.MaterializeResult:
         built = build_site(settings)
-        context.log.info(f"site: {built.days} days of {built.repos} repositories -> {built.index}")
+        context.log.info(f"site: {built.days} days and {built.weeks} weeks of {built.repos} repositories -> {built.index}")
         return dg.MaterializeResult(
             metadata={
                 "days": built.days,
