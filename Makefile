@@ -45,8 +45,10 @@ browser:
 postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(call apt_install,postgresql,the PostgreSQL instance test will be skipped); }
 
+# two workers, a test file each at a time (--dist loadfile: a module's fixtures, such as the end-to-end
+# modules' dagster dev server, stay in one process)
 test: install browser postgres
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile
 
 dev: install instance
 	$(VENV)/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(PORT)
@@ -55,9 +57,10 @@ bench: install postgres
 	$(PY) -m bench
 
 # the analysis sections against the original editor's picks (../shared/samples/.../selections.json);
-# writes bench/editorial.md. EVAL_ARGS passes options, e.g. EVAL_ARGS='--selections PATH --lang en'
+# writes bench/editorial.md, then the same on days given bodies in vLLM's templates (bench/editorial-bodies.md). EVAL_ARGS passes options, e.g. EVAL_ARGS='--selections PATH --lang en'
 eval: install
 	$(PY) -m bench.editorial $(EVAL_ARGS)
+	$(PY) -m bench.editorial --bodies $(EVAL_ARGS)
 
 clean:
 	rm -rf $(VENV) data .dagster_home

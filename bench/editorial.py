@@ -1,6 +1,6 @@
 """`make eval`: how well the report's analysis sections pick what the original's editor picked.
 
-    python -m bench.editorial [--selections PATH] [--lang zh|en] [--home DIR [--reuse]] [--out FILE]
+    python -m bench.editorial [--selections PATH] [--lang zh|en] [--home DIR [--reuse]] [--out FILE] [--bodies]
 
 Materializes the embedded sample days in one run (in a child process, on a temporary data home),
 then compares, for every day of ``selections.json``, the items each analysis section of our
@@ -15,6 +15,12 @@ Figures per split (fit, report, all) and per section, and pooled over the five s
 - cite ratio: our cited items that are in one of the day's five lists / the original's picks,
   summed over the days (1.0x cites as many of the day's items as the original did).
 Writes bench/editorial.md and prints it.
+
+``--bodies`` runs the same days with bodies written in vLLM's PR and issue templates
+(bench/template_bodies.py), so the selection is also measured where environment dumps and template
+text could match its rules; it writes bench/editorial-bodies.md, and adds how many of the PRs cited
+in 🛠️ and 🎯 show their Purpose sentence in that section, and whether the template's placeholder
+appears anywhere.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -30,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from bench.editorial_parse import SECTIONS, section_citations
+from bench.editorial_parse import SECTIONS, cited_numbers, section_citations, split_sections
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "vllm-project/vllm"
@@ -113,11 +120,11 @@ def _is_date(text: str) -> bool:
     return len(text) == 10
 
 
-def materialize(home: Path) -> float:
+def materialize(home: Path, sample_root: Path = EMBEDDED_SAMPLE) -> float:
     """Every sample day's assets in one single-run backfill, in a child process; its wall seconds."""
     from bench.figures import run_child
 
-    out = run_child("--home", str(home), "--sample-dir", str(EMBEDDED_SAMPLE),
+    out = run_child("--home", str(home), "--sample-dir", str(sample_root),
                     "--first", FIRST_DAY, "--last", LAST_DAY, "--no-checks")
     return out["wall_s"]
 
@@ -193,6 +200,39 @@ def evaluate(selections: dict[str, dict[str, set[int]]], report_dir: Path, lang:
     return per_day, figures
 
 
+def _plain(text: str) -> str:
+    """Text as a reader sees it: no Markdown code marks, emphasis or escapes, spaces collapsed, lower case.
+    Underscores stay: an identifier that loses them (``numcachedtokens``) is not shown."""
+    return " ".join(re.sub(r"[`\\*]", "", text).split()).lower()
+
+
+@dataclass(frozen=True)
+class Substance:
+    cited_prs: int  # PRs cited in 🛠️ or 🎯 that have a Purpose sentence
+    shown: int  # of those, the ones whose section shows the sentence
+    placeholder_days: list[str]  # days whose report prints the template's placeholder
+
+
+def substance(purposes: dict[int, str | None], report_dir: Path, days: Sequence[str], lang: str) -> Substance:
+    """Issue 18's check on days with template bodies: does each cited PR show its Purpose sentence?"""
+    from bench.template_bodies import PR_PLACEHOLDER
+
+    cited = shown = 0
+    placeholder_days = []
+    for day in days:
+        md = (report_dir / f"{day}.{lang}.md").read_text(encoding="utf-8")
+        if _plain(PR_PLACEHOLDER[:40]) in _plain(md):
+            placeholder_days.append(day)
+        texts = split_sections(md)
+        for key in ("key_changes", "focus"):
+            text = texts.get(key, "")
+            for n in cited_numbers(text, REPO):
+                if purposes.get(n):
+                    cited += 1
+                    shown += _plain(purposes[n]).rstrip(".") in _plain(text)
+    return Substance(cited, shown, placeholder_days)
+
+
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{x:.0%}"
 
@@ -211,7 +251,8 @@ def _commit() -> str:
 
 
 def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Figures]], *,
-           lang: str, selections_path: Path, wall_s: float | None, lang_mismatch: list[str]) -> str:
+           lang: str, selections_path: Path, wall_s: float | None, lang_mismatch: list[str],
+           bodies: Substance | None = None) -> str:
     from bench.__main__ import machine
 
     m = machine()
@@ -223,7 +264,8 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
         f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; commit: {_commit()}",
         f"- machine: {m['cores']} cores, {m['ram']}, {m['cpu']}; Python {m['python']}, "
         f"Dagster {m['dagster']}, DuckDB {m['duckdb']}",
-        f"- data: the embedded sample, {FIRST_DAY} … {LAST_DAY} materialized in one run"
+        f"- data: the embedded sample{' with bodies in vLLM templates (bench/template_bodies.py)' if bodies else ''}"
+        f", {FIRST_DAY} … {LAST_DAY} materialized in one run"
         + (f" ({wall_s:.1f} s)" if wall_s is not None else " (an existing data home, --reuse)")
         + f", cutoff 11:39 (UTC+8); the {lang} Markdown reports",
         f"- picks: `cited_in_day_lists` of {selections_path.name}, {len(per_day)} days "
@@ -251,6 +293,17 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
             label = SECTION_LABELS.get(key, "all five, pooled")
             lines.append(f"| {label} | {f.picks} | {f.hits} | {_pct(f.recall_micro)} | "
                          f"{_pct(f.recall_mean)} ({f.mean_days}) | {f.ours} | {_ratio(f.cite_ratio)} |")
+    if bodies is not None:
+        share = bodies.shown / bodies.cited_prs if bodies.cited_prs else None
+        lines += [
+            "",
+            "## Item substance on days with bodies (issue 18)",
+            "",
+            f"- PRs cited in 🛠️ or 🎯 that have a Purpose: {bodies.cited_prs}; showing it in that section: "
+            f"{bodies.shown} ({_pct(share)}; target ≥ 90%)",
+            "- days printing the template's placeholder: "
+            + (", ".join(bodies.placeholder_days) if bodies.placeholder_days else "none"),
+        ]
     lines += [
         "",
         "## Per day: hits / picks, our cited",
@@ -271,8 +324,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lang", choices=("zh", "en"), default="zh", help="which Markdown report to read (default zh)")
     p.add_argument("--home", type=Path, help="data home to materialize into and keep (default: a temporary one)")
     p.add_argument("--reuse", action="store_true", help="read the reports already in --home; no materialization")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "editorial.md", help="where to write the table")
+    p.add_argument("--out", type=Path, help="where to write the table (default bench/editorial.md, "
+                   "or bench/editorial-bodies.md with --bodies)")
+    p.add_argument("--bodies", action="store_true",
+                   help="give the sample's items bodies in vLLM's templates first (bench/template_bodies.py)")
     a = p.parse_args(argv)
+    a.out = a.out or ROOT / "bench" / ("editorial-bodies.md" if a.bodies else "editorial.md")
     if a.reuse and a.home is None:
         p.error("--reuse needs --home")
     try:
@@ -281,9 +338,15 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="vllm-digest-eval-") as tmp:
             home = a.home or Path(tmp) / "home"
             wall = None
+            sample_root, purposes = EMBEDDED_SAMPLE, {}
+            if a.bodies:
+                from bench.template_bodies import write as write_bodies
+
+                sample_root = Path(tmp) / "bodies"
+                purposes = write_bodies(sample_root)
             if not a.reuse:
                 started = time.perf_counter()
-                wall = materialize(home)
+                wall = materialize(home, sample_root)
                 print(f"materialized {FIRST_DAY} … {LAST_DAY} in {time.perf_counter() - started:.1f} s",
                       file=sys.stderr)
             report_dir = home / "reports" / REPO
@@ -292,10 +355,12 @@ def main(argv: list[str] | None = None) -> int:
             mismatch = [d for d in sorted(selections)
                         if (report_dir / f"{d}.{other}.md").is_file()
                         and read_day(report_dir, d, other).cited != read_day(report_dir, d, a.lang).cited]
+            bodies = substance(purposes, report_dir, sorted(selections), a.lang) if a.bodies else None
     except EvalError as exc:
         print(f"eval error: {exc}", file=sys.stderr)
         return 2
-    text = render(per_day, figures, lang=a.lang, selections_path=a.selections, wall_s=wall, lang_mismatch=mismatch)
+    text = render(per_day, figures, lang=a.lang, selections_path=a.selections, wall_s=wall, lang_mismatch=mismatch,
+                  bodies=bodies)
     a.out.write_text(text, encoding="utf-8")
     print(text)
     print(f"wrote {a.out}", file=sys.stderr)

@@ -1,5 +1,6 @@
 -- mart_item_topics: every item of the day (core_items: created, closed, merged, commented or reviewed in the
--- window) x every taxonomy topic it matches, with the rule that matched.
+-- window) x every taxonomy topic it matches, with the rule that matched, and which one is the item's one
+-- topic in the report (is_primary) and which thread it belongs to (thread_head).
 -- Matching (rules from ref_taxonomy_rules of the same day):
 --   tag    a bracketed title tag, or one '/'-part of it, or a conventional prefix "type(scope):" (both words)
 --   label  a GitHub label, case-insensitive
@@ -9,6 +10,10 @@
 -- matched_rules lists all of it. An item with no rule of a topic inherits it from an item linked to it in
 -- int_item_links when both ends are items of the day (issue #37842 gets the scheduler topic of its fix PR
 -- #37843); via_link names the item it came from.
+-- is_primary marks the item's one topic for the report, its most specific: a non-generic topic before a
+-- $topic_generic one, then the topic with the fewest items that day (the narrowest), then by id. An item
+-- of a thread (thread_head: the lowest-numbered issue of the day a PR is linked to, else the item itself)
+-- takes its head's topic when it matches it too, so the thread is listed once.
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),
@@ -61,11 +66,39 @@ inherited AS (
     QUALIFY row_number() OVER (PARTITION BY l.day, l.a, d.topic_id ORDER BY l.b) = 1
 ),
 matched AS (
-    SELECT * FROM direct UNION ALL SELECT * FROM inherited
+    SELECT m.*, count(*) OVER (PARTITION BY m.day, m.topic_id) AS topic_items
+    FROM (SELECT * FROM direct UNION ALL SELECT * FROM inherited) AS m
+    JOIN items AS i ON i.day = m.day AND i.number = m.number
+),
+narrowest AS (
+    SELECT day, number,
+           arg_min(topic_id, (list_contains(CAST($topic_generic AS VARCHAR[]), topic_id), topic_items, topic_id))
+               AS topic_id
+    FROM matched GROUP BY day, number
+),
+heads AS (
+    -- a PR's thread is headed by the lowest-numbered issue of the day it is linked to
+    SELECT i.day, i.number, coalesce(l.issue, i.number) AS thread_head
+    FROM items AS i
+    LEFT JOIN (
+        SELECT day, pr_number, min(issue_number) AS issue FROM int_item_links
+        WHERE repo = $repo AND day IN (SELECT day FROM days) AND issue_in_day
+        GROUP BY day, pr_number
+    ) AS l ON l.day = i.day AND l.pr_number = i.number AND i.kind = 'pr'
+),
+primaries AS (
+    -- the head's topic when the item matches it too, else the item's own narrowest
+    SELECT h.day, h.number, h.thread_head, coalesce(hm.topic_id, own.topic_id) AS primary_topic
+    FROM heads AS h
+    LEFT JOIN narrowest AS hn ON hn.day = h.day AND hn.number = h.thread_head
+    LEFT JOIN matched AS hm ON hm.day = h.day AND hm.number = h.number AND hm.topic_id = hn.topic_id
+    LEFT JOIN narrowest AS own ON own.day = h.day AND own.number = h.number
 )
 SELECT $repo AS repo, m.day, m.number, i.kind,
        m.topic_id, t.name_zh AS topic_zh, t.name_en AS topic_en, t.grp AS topic_group, t.risk AS topic_risk,
-       m.matched_rule, m.matched_rules, m.via_link, t.taxonomy_version
+       m.matched_rule, m.matched_rules, m.via_link, t.taxonomy_version,
+       coalesce(p.primary_topic = m.topic_id, false) AS is_primary, p.thread_head
 FROM matched AS m
 JOIN items AS i ON i.day = m.day AND i.number = m.number
 JOIN topics AS t ON t.day = m.day AND t.topic_id = m.topic_id
+LEFT JOIN primaries AS p ON p.day = m.day AND p.number = m.number

@@ -1,11 +1,11 @@
 -- mart_section_picks: every item a day's report features, per analysis section, with its place (rank) in that
 -- section and the score its selection mart gave it. Read from the selection marts as they rank, with the report's
--- own limits ($ranked_limit, $hot_limit, $topic_limit, $topic_numbers), so the picks are the report's items:
+-- own limits ($ranked_limit, $hot_limit, $topic_limit, $topic_threads), so the picks are the report's items:
 --   key_changes  mart_key_changes     first $ranked_limit by key_rank            score key_score
 --   notable      mart_notable_issues  first $ranked_limit by notable_rank        score notable_score
 --   discussions  mart_item_hotness    first $hot_limit by hotness_rank (hotness > 0) score hotness
---   topics       mart_topic_daily     the $topic_limit largest topics, each with its $topic_numbers newest members
---                                     (mart_item_topics); an item under several topics keeps its first; score hotness
+--   topics       mart_topic_daily     the topics report_topics lists (topic_rank), each with the threads
+--                                     report_topic_members lists ($topic_threads); score the thread's points
 --   focus        mart_focus_items     every item, by theme then newest;           score hotness
 -- Ties break by the larger number, as the report's queries do. The follow-ups of later days read these rows.
 WITH days AS (
@@ -30,24 +30,29 @@ discussions AS (
     QUALIFY pick_rank <= $hot_limit
 ),
 listed_topics AS (
-    SELECT day, topic_id, row_number() OVER (PARTITION BY day ORDER BY items DESC, topic_id) AS topic_pos
-    FROM mart_topic_daily WHERE repo = $repo AND day IN (SELECT day FROM days) AND items > 0
-    QUALIFY topic_pos <= $topic_limit
+    -- report_topics' rule: mart_topic_daily's topic_rank, the first three, then up to $topic_limit while listable
+    SELECT day, topic_id, topic_rank, listable_threads, threads
+    FROM mart_topic_daily
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND items > 0
+      AND topic_rank <= $topic_limit AND (topic_rank <= 3 OR listable_threads > 0)
+),
+topic_threads AS (
+    -- report_topic_members' rule: its listable threads, best first, up to $topic_threads; at least its best one
+    SELECT day, topic_id, topic_rank, position, t.numbers AS numbers, t.points AS points
+    FROM (SELECT day, topic_id, topic_rank, listable_threads, unnest(threads) AS t,
+                 generate_subscripts(threads, 1) AS position FROM listed_topics)
+    WHERE position <= greatest(least(listable_threads, $topic_threads), 1)
 ),
 topic_members AS (
-    SELECT l.day, m.number, l.topic_id, l.topic_pos
-    FROM (SELECT DISTINCT day, topic_id, number FROM mart_item_topics
-          WHERE repo = $repo AND day IN (SELECT day FROM days)) AS m
-    JOIN listed_topics AS l USING (day, topic_id)
-    QUALIFY row_number() OVER (PARTITION BY l.day, l.topic_id ORDER BY m.number DESC) <= $topic_numbers
+    SELECT day, topic_id, topic_rank, position, points, unnest(numbers) AS number,
+           generate_subscripts(numbers, 1) AS member FROM topic_threads
 ),
 topics AS (
     -- an item under several listed topics keeps the first; ranked once the duplicates are gone
-    SELECT t.day, t.number, 'topics' AS section, coalesce(h.hotness, 0) AS score, t.topic_id AS detail,
-           row_number() OVER (PARTITION BY t.day ORDER BY t.topic_pos, t.number DESC) AS pick_rank
-    FROM (SELECT * FROM topic_members
-          QUALIFY row_number() OVER (PARTITION BY day, number ORDER BY topic_pos) = 1) AS t
-    LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = t.day AND h.number = t.number
+    SELECT day, number, 'topics' AS section, points AS score, topic_id AS detail,
+           row_number() OVER (PARTITION BY day ORDER BY topic_rank, position, member) AS pick_rank
+    FROM topic_members
+    QUALIFY row_number() OVER (PARTITION BY day, number ORDER BY topic_rank, position, member) = 1
 ),
 focus AS (
     SELECT day, number, 'focus' AS section, coalesce(any_value(hotness), 0) AS score, min(theme_id) AS detail,

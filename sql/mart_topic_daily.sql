@@ -1,6 +1,7 @@
 -- mart_topic_daily: per topic with items today: how many items (by kind, new, merged, closed), their summed
--- hotness and hottest items, and the trend against the trailing $trend_baseline_days days, read from this
--- table's own earlier rows (a topic absent on a built day counted 0 that day).
+-- hotness and hottest items, the trend against the trailing $trend_baseline_days days, read from this
+-- table's own earlier rows (a topic absent on a built day counted 0 that day), and the report's ranking of the
+-- day's topics: surprise against the volume-scaled baseline, the topic's threads and their story points.
 --   baseline_days       earlier days in [day - N, day - 1] that were built (have a mart_activity_daily row)
 --   baseline_window     N, the trailing days a complete baseline holds (the report prints "baseline_days of N")
 --   baseline_mean_items sum of the topic's items over those N days / N, only when baseline_days = N
@@ -10,6 +11,27 @@
 --   trend_status        'baseline incomplete' (fewer than N earlier days: no ratio is invented), else
 --                       'rising', 'new' (mean 0, too few items to call rising), 'falling'
 --                       (ratio <= $trend_falling_ratio) or 'steady'
+-- The report ranks topics by how unusual they are, not by size (parameters: the taxonomy's [topic_rank]):
+--   day_items           all items of the day (core_items)
+--   baseline_total      all items of the built baseline days; baseline_days of them are held
+--   volume_factor       day_items / (baseline_total / baseline_days): the weekday factor, so a quiet Sunday
+--                       expects fewer items of every topic instead of reading as a fall everywhere
+--   expected_items      baseline_items_sum / baseline_total x day_items, only with the complete baseline (as
+--                       baseline_mean_items): a partial one would make the ranking depend on which days
+--                       happened to be built first, so such a day ranks by story points alone
+--   surprise            (items - expected_items) / sqrt(expected_items + 1), a Poisson z-score
+--   trend               'incomplete' (fewer than N baseline days: no arrow), 'up' or 'down' when
+--                       |surprise| >= $rank_noise_z (and items >= $trend_rising_min_items for up), else 'noise'
+--   generic             the taxonomy marks the topic generic (engine core, CI ...)
+--   primary_items       items whose one report topic this is (mart_item_topics.is_primary)
+--   threads             those items as threads (head, numbers, points, parts), best first: an issue and its
+--                       linked PRs of the day are one thread; points score how much of a story it is
+--   story_points        the summed points of its best 3 threads with >= $rank_min_story points
+--   listable_threads    how many threads have >= $rank_min_story points
+--   topic_score         $rank_surprise_weight x surprise (0 without a baseline) + $rank_story_weight x story_points
+--   topic_rank          1 = listed first: topics with a listable thread, then specific before generic (unless
+--                       the generic one's surprise >= $rank_generic_unusual_z), then score; null without
+--                       primary items
 -- Days of the same batch count each other through the fresh rows; earlier days outside the batch are read
 -- from this table as they are now. So a day built before some of its trailing days keeps baseline_days < N
 -- (its report says the baseline is incomplete, with no arrow) until it is rebuilt; the baseline sensor
@@ -67,6 +89,76 @@ prior AS (
                      AND h.day >= t.day - CAST($trend_baseline_days AS INTEGER) AND h.day < t.day
     GROUP BY t.day, t.topic_id
 ),
+day_items AS (
+    SELECT day, count(*) AS n FROM core_items
+    WHERE repo = $repo
+      AND day >= (SELECT min(day) FROM days) - CAST($trend_baseline_days AS INTEGER)
+      AND day <= (SELECT max(day) FROM days)
+    GROUP BY day
+),
+baseline_total AS (
+    SELECT d.day, coalesce(sum(di.n), 0) AS total
+    FROM days AS d
+    LEFT JOIN built AS b ON b.day >= d.day - CAST($trend_baseline_days AS INTEGER) AND b.day < d.day
+    LEFT JOIN day_items AS di ON di.day = b.day
+    GROUP BY d.day
+),
+points AS (
+    -- how much of a story each primary item is, with the parts that make it up
+    SELECT p.day, p.number, p.topic_id, p.kind, p.thread_head,
+           [CASE WHEN p.kind = 'issue' THEN struct_pack(part := 'issue', value := $rank_issue_points) END,
+            CASE WHEN h.opened_in_window THEN struct_pack(part := 'new', value := $rank_new_points) END,
+            CASE WHEN list_has_any(tg.tags, CAST($rank_proposal_tags AS VARCHAR[]))
+                 THEN struct_pack(part := 'proposal', value := $rank_proposal_points) END,
+            CASE WHEN list_has_any(tg.tags, CAST($rank_lead_tags AS VARCHAR[]))
+                 THEN struct_pack(part := 'lead tag', value := $rank_lead_tag_points) END,
+            CASE WHEN list_has_any(tg.tags, CAST($rank_minor_tags AS VARCHAR[]))
+                 THEN struct_pack(part := 'minor tag', value := -$rank_minor_tag_penalty) END,
+            CASE WHEN h.closed_in_window AND NOT h.merged_in_window
+                 THEN struct_pack(part := 'closed unmerged', value := -$rank_closed_penalty) END,
+            CASE WHEN h.merged_in_window THEN struct_pack(part := 'merged', value := -$rank_merged_penalty) END
+           ] AS all_parts
+    FROM it AS p
+    LEFT JOIN hot AS h ON h.day = p.day AND h.number = p.number
+    LEFT JOIN (
+        SELECT day, number, list(value) AS tags FROM int_item_features
+        WHERE repo = $repo AND day IN (SELECT day FROM days) AND kind = 'tag'
+        GROUP BY day, number
+    ) AS tg ON tg.day = p.day AND tg.number = p.number
+    WHERE p.is_primary
+),
+scored AS (
+    SELECT day, number, topic_id, kind, thread_head, list_filter(all_parts, lambda x: x IS NOT NULL) AS parts
+    FROM points
+),
+threads AS (
+    SELECT day, topic_id, thread_head AS head,
+           list(number ORDER BY number = thread_head DESC, number) AS numbers,
+           max(list_sum(list_transform(parts, lambda x: x.value)) + 0.0)
+               + CASE WHEN count(*) FILTER (WHERE kind = 'issue') > 0 AND count(*) FILTER (WHERE kind = 'pr') > 0
+                      THEN $rank_thread_points ELSE 0 END AS points,
+           arg_max(array_to_string(list_transform(parts, lambda x: x.part || ' ' || printf('%+g', x.value)), ', '),
+                   list_sum(list_transform(parts, lambda x: x.value)) + 0.0)
+               || CASE WHEN count(*) FILTER (WHERE kind = 'issue') > 0 AND count(*) FILTER (WHERE kind = 'pr') > 0
+                       THEN ', issue with its PR ' || printf('%+g', $rank_thread_points) ELSE '' END AS parts
+    FROM scored GROUP BY day, topic_id, thread_head
+),
+stories AS (
+    SELECT day, topic_id, count(*) AS primary_threads,
+           list(struct_pack(head := head, numbers := numbers, points := round(points, 2), parts := parts)
+                ORDER BY points DESC, head DESC) AS threads,
+           count(*) FILTER (WHERE points >= $rank_min_story) AS listable_threads
+    FROM threads GROUP BY day, topic_id
+),
+story_sums AS (
+    SELECT day, topic_id, sum(points) AS story_points FROM (
+        SELECT day, topic_id, points FROM threads WHERE points >= $rank_min_story
+        QUALIFY row_number() OVER (PARTITION BY day, topic_id ORDER BY points DESC, head DESC) <= 3
+    ) GROUP BY day, topic_id
+),
+primary_counts AS (
+    SELECT day, topic_id, count(*) AS n FROM it WHERE is_primary GROUP BY day, topic_id
+),
 trend AS (
     SELECT t.*, b.n AS baseline_days,
            CAST(coalesce(p.items_sum, 0) AS INTEGER) AS baseline_items_sum,
@@ -75,6 +167,29 @@ trend AS (
     FROM today AS t
     JOIN baseline_days AS b ON b.day = t.day
     LEFT JOIN prior AS p ON p.day = t.day AND p.topic_id = t.topic_id
+),
+surprising AS (
+    SELECT tr.*, di.n AS day_items, bt.total AS baseline_total,
+           CASE WHEN tr.baseline_mean_items IS NOT NULL AND bt.total > 0
+                THEN di.n / (bt.total / tr.baseline_days) END AS volume_factor,
+           CASE WHEN tr.baseline_mean_items IS NOT NULL AND bt.total > 0
+                THEN tr.baseline_items_sum / CAST(bt.total AS DOUBLE) * di.n END AS expected_items,
+           list_contains(CAST($topic_generic AS VARCHAR[]), tr.topic_id) AS generic,
+           CAST(coalesce(pc.n, 0) AS INTEGER) AS primary_items,
+           st.threads, CAST(coalesce(st.listable_threads, 0) AS INTEGER) AS listable_threads,
+           coalesce(ss.story_points, 0) AS story_points
+    FROM trend AS tr
+    JOIN day_items AS di ON di.day = tr.day
+    JOIN baseline_total AS bt ON bt.day = tr.day
+    LEFT JOIN primary_counts AS pc ON pc.day = tr.day AND pc.topic_id = tr.topic_id
+    LEFT JOIN stories AS st ON st.day = tr.day AND st.topic_id = tr.topic_id
+    LEFT JOIN story_sums AS ss ON ss.day = tr.day AND ss.topic_id = tr.topic_id
+),
+ranked AS (
+    SELECT *,
+           CASE WHEN expected_items IS NOT NULL
+                THEN (items - expected_items) / sqrt(expected_items + 1) END AS surprise
+    FROM surprising
 )
 SELECT $repo AS repo, day, topic_id, topic_zh, topic_en, topic_group,
        items, issues, prs, new_items, merged_prs, closed_items, hotness_sum, top_items,
@@ -91,5 +206,19 @@ SELECT $repo AS repo, day, topic_id, topic_zh, topic_en, topic_group,
             WHEN baseline_mean_items = 0 THEN 'new'
             WHEN items / baseline_mean_items <= CAST($trend_falling_ratio AS DOUBLE) THEN 'falling'
             ELSE 'steady' END AS trend_status,
-       taxonomy_version
-FROM trend
+       taxonomy_version,
+       CAST(day_items AS INTEGER) AS day_items, CAST(baseline_total AS INTEGER) AS baseline_total,
+       round(volume_factor, 4) AS volume_factor, round(expected_items, 4) AS expected_items,
+       round(surprise, 4) AS surprise,
+       CASE WHEN baseline_mean_items IS NULL THEN 'incomplete'
+            WHEN surprise >= $rank_noise_z AND items >= CAST($trend_rising_min_items AS INTEGER) THEN 'up'
+            WHEN surprise <= -$rank_noise_z THEN 'down'
+            ELSE 'noise' END AS trend,
+       generic, primary_items, threads, listable_threads, round(story_points, 4) AS story_points,
+       round($rank_surprise_weight * coalesce(surprise, 0) + $rank_story_weight * story_points, 4) AS topic_score,
+       CASE WHEN primary_items > 0 THEN CAST(row_number() OVER (
+           PARTITION BY day ORDER BY primary_items = 0, listable_threads = 0,
+                                     generic AND coalesce(surprise, 0) < $rank_generic_unusual_z,
+                                     $rank_surprise_weight * coalesce(surprise, 0) + $rank_story_weight * story_points DESC,
+                                     topic_id) AS INTEGER) END AS topic_rank
+FROM ranked

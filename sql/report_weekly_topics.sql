@@ -1,14 +1,15 @@
--- report_weekly_topics: each week's most surprising topics, read from mart_topic_daily's own trend judgement of
--- each day: the days the topic was rising first, then its highest items_ratio, then its items over the week;
--- ties by id. The first $topic_limit of each week, with the days it had items.
+-- report_weekly_topics: each week's topics ranked by surprise as mart_topic_daily scored each day: specific topics
+-- before generic buckets (as its topic_rank does), then the week's peak surprise (its Poisson z-score), then items;
+-- ties by id. The first $topic_limit of each week, with the days it had items and the days the daily report listed it.
 WITH weeks AS (
     SELECT unnest(CAST($weeks AS DATE[])) AS week
 ),
 per_topic AS (
     SELECT w.week, t.topic_id, any_value(t.topic_zh) AS topic_zh, any_value(t.topic_en) AS topic_en,
            CAST(sum(t.items) AS INTEGER) AS items,
-           CAST(count(*) FILTER (WHERE t.rising) AS INTEGER) AS rising_days,
-           max(t.items_ratio) AS peak_ratio,
+           max(t.surprise) AS peak_surprise,
+           coalesce(bool_or(t.generic), false) AS generic,
+           CAST(count(*) FILTER (WHERE t.topic_rank <= $topic_limit) AS INTEGER) AS listed_days,
            CAST(count(*) AS INTEGER) AS days_with_items
     FROM weeks AS w
     JOIN mart_topic_daily AS t
@@ -16,6 +17,6 @@ per_topic AS (
     GROUP BY w.week, t.topic_id
 )
 SELECT * FROM per_topic
-QUALIFY row_number() OVER (PARTITION BY week ORDER BY rising_days DESC, peak_ratio DESC NULLS LAST, items DESC,
+QUALIFY row_number() OVER (PARTITION BY week ORDER BY generic, peak_surprise DESC NULLS LAST, items DESC,
                                                       topic_id) <= $topic_limit
-ORDER BY week, rising_days DESC, peak_ratio DESC NULLS LAST, items DESC, topic_id
+ORDER BY week, generic, peak_surprise DESC NULLS LAST, items DESC, topic_id

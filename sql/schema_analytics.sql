@@ -90,7 +90,8 @@ CREATE TABLE IF NOT EXISTS int_item_features (
     value VARCHAR NOT NULL              -- the lower-cased tag, label or file path
 );
 
--- mart_item_topics: every item of the day x every topic it matches, with the rule that matched.
+-- mart_item_topics: every item of the day x every topic it matches, with the rule that matched, and its one
+-- report topic (is_primary) and thread (thread_head).
 CREATE TABLE IF NOT EXISTS mart_item_topics (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
@@ -104,7 +105,9 @@ CREATE TABLE IF NOT EXISTS mart_item_topics (
     matched_rule VARCHAR,               -- the strongest evidence, e.g. tag:kernel, label:rocm, title:"..."
     matched_rules VARCHAR[],            -- all the evidence for the topic
     via_link INTEGER,                   -- the linked item of the day the topic was inherited from (null if direct)
-    taxonomy_version INTEGER            -- the taxonomy version that matched
+    taxonomy_version INTEGER,           -- the taxonomy version that matched
+    is_primary BOOLEAN,                 -- the item's one topic in the report: its most specific (see the SQL)
+    thread_head INTEGER                 -- the issue of the day heading the item's thread (itself if none)
 );
 
 -- mart_item_hotness: each item's activity inside the window and the score built from it.
@@ -194,7 +197,8 @@ CREATE TABLE IF NOT EXISTS mart_activity_daily (
     bot_comments INTEGER                -- the window's comments and reviews by bots
 );
 
--- mart_topic_daily: per topic and day, item counts, summed hotness and the trend against the trailing days.
+-- mart_topic_daily: per topic and day, item counts, summed hotness, the trend against the trailing days, and the
+-- report's ranking (surprise against a volume-scaled baseline, threads, story points, topic_rank).
 CREATE TABLE IF NOT EXISTS mart_topic_daily (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
@@ -217,10 +221,40 @@ CREATE TABLE IF NOT EXISTS mart_topic_daily (
     items_ratio DOUBLE,                 -- items / baseline_mean_items (null when the mean is missing or 0)
     rising BOOLEAN,                     -- rising today: enough items and a ratio at or above the rising ratio
     trend_status VARCHAR,               -- rising, new, falling, steady, or baseline incomplete
-    taxonomy_version INTEGER            -- the taxonomy version that matched
+    taxonomy_version INTEGER,           -- the taxonomy version that matched
+    day_items INTEGER,                  -- all items of the day, any topic
+    baseline_total INTEGER,             -- all items of the built baseline days
+    volume_factor DOUBLE,               -- day_items / the baseline days' mean: the weekday factor (null: baseline incomplete)
+    expected_items DOUBLE,              -- the topic's baseline share x day_items (null: baseline incomplete)
+    surprise DOUBLE,                    -- (items - expected_items) / sqrt(expected_items + 1), a Poisson z-score
+    trend VARCHAR,                      -- up, down, noise (|surprise| below the noise rule) or incomplete: the arrow
+    generic BOOLEAN,                    -- a generic bucket (taxonomy generic = true): listed after specific topics
+    primary_items INTEGER,              -- items whose one report topic this is (mart_item_topics.is_primary)
+    threads STRUCT(head INTEGER, numbers INTEGER[], points DOUBLE, parts VARCHAR)[],
+                                        -- those items as threads (issue + linked PRs), best story first
+    listable_threads INTEGER,           -- threads with at least the taxonomy's min_story points
+    story_points DOUBLE,                -- summed points of its best 3 listable threads
+    topic_score DOUBLE,                 -- surprise_weight x surprise + story_weight x story_points
+    topic_rank INTEGER                  -- the report's order (1 first); null when no item has it as its one topic
 );
 -- a warehouse created before baseline_window gets it here (its old rows hold NULL until rebuilt)
 ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_window INTEGER;
+-- and the topic ranking's columns (issue 17)
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS day_items INTEGER;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_total INTEGER;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS volume_factor DOUBLE;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS expected_items DOUBLE;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS surprise DOUBLE;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS trend VARCHAR;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS generic BOOLEAN;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS primary_items INTEGER;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS threads STRUCT(head INTEGER, numbers INTEGER[], points DOUBLE, parts VARCHAR)[];
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS listable_threads INTEGER;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS story_points DOUBLE;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS topic_score DOUBLE;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS topic_rank INTEGER;
+ALTER TABLE mart_item_topics ADD COLUMN IF NOT EXISTS is_primary BOOLEAN;
+ALTER TABLE mart_item_topics ADD COLUMN IF NOT EXISTS thread_head INTEGER;
 
 -- mart_key_changes: PRs merged (and PRs opened) in the window, ranked by a documented score.
 CREATE TABLE IF NOT EXISTS mart_key_changes (

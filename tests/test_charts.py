@@ -42,7 +42,7 @@ def test_counts_without_history_is_empty_with_text():
 
 def test_topic_line_has_one_point_per_day_present():
     topics = [{"topic": "t1", "name": {"zh": "话题<1>", "en": ""}, "count": 6, "rising": True,
-               "baseline_incomplete": False, "ratio": 2.0}]
+               "baseline_incomplete": False, "ratio": 2.0, "trend": "up"}]
     history = {"t1": [("2026-03-19", 3), ("2026-03-21", 6), ("2025-01-01", 99)]}
     chart = topic_chart(topics, history, "2026-03-21", ZH)
     row = chart.rows[0]

@@ -25,6 +25,8 @@ from vllm_digest.taxonomy import taxonomy_from_settings
 
 FIRST, LAST = "2026-03-09", "2026-03-22"  # two whole weeks, Monday to Sunday
 REF = re.compile(r"\[(PR|Issue) #(\d+)\]")
+# an item a section names: its own link, or a PR named with its thread's issue ("with PR #2, PR #3")
+NAMED = re.compile(r"(?:\[|\(with |, )(PR|Issue) #(\d+)")
 APPENDIX = "\n---\n\n## 📋"
 FOLLOW = "### 🔁"
 MOVED_SETS = ("merged_prs", "closed_issues", "closed_unmerged_prs")
@@ -49,7 +51,7 @@ def featured(settings, day: str) -> set[int]:
     text = report_path(settings, day, "en.md").read_text(encoding="utf-8").split(APPENDIX, 1)[0]
     if FOLLOW in text:
         text = text.replace(FOLLOW + section(text, FOLLOW), "")
-    return {int(n) for _, n in REF.findall(text.split("\n---\n", 1)[1])}
+    return {int(n) for _, n in NAMED.findall(text.split("\n---\n", 1)[1])}
 
 
 def lists(settings, day: str) -> dict[str, list[int]]:
@@ -113,6 +115,22 @@ def test_every_follow_up_was_featured_earlier_and_moved_that_day(built):
         if i == 0:
             assert body.splitlines()[1] == f"Nothing featured in the last {FOLLOW_UP_DAYS} days moved in this window."
     assert checked > 10
+
+
+def test_the_picks_are_the_items_each_report_features(built):
+    """mart_section_picks holds, per day, exactly the items the report's analysis sections name (by section),
+    so whatever the selection marts pick flows into the follow-ups of later days."""
+    heads = {"key_changes": "### 🛠️", "notable": "### 💡", "discussions": "### 💬", "topics": "### 🔥", "focus": "### 🎯"}
+    with duckdb.connect(str(built.warehouse_path), read_only=True) as con:
+        for day in days_between(FIRST, LAST):
+            picks: dict[str, set[int]] = {}
+            for name, number in con.execute("SELECT section, number FROM mart_section_picks WHERE day = $d",
+                                            {"d": dt.date.fromisoformat(day)}).fetchall():
+                picks.setdefault(name, set()).add(number)
+            text = report_path(built, day, "en.md").read_text(encoding="utf-8")
+            shown = {name: {int(n) for _, n in NAMED.findall(section(text, head))} for name, head in heads.items()}
+            assert {k: v for k, v in shown.items() if v} == picks, day
+            assert set().union(*picks.values()) == featured(built, day)
 
 
 def test_weekly_counts_are_the_sums_of_the_daily_counts(built):

@@ -5,8 +5,8 @@ recorded for a day are the items its report shows."""
 from __future__ import annotations
 
 # how many items each analysis section lists: the first N key changes and issues to watch, the hottest
-# discussions, the largest topics and the members named under each
-SELECTION_LIMITS = {"ranked_limit": 5, "hot_limit": 3, "topic_limit": 5, "topic_numbers": 8}
+# discussions, the topics and the threads (an issue and its PRs) named under each
+SELECTION_LIMITS = {"ranked_limit": 5, "hot_limit": 3, "topic_limit": 5, "topic_threads": 3}
 # a follow-up looks back this many days for the reports that featured an item
 FOLLOW_UP_DAYS = 14
 # non-bot comments in one window that count as a burst of discussion

@@ -77,12 +77,20 @@ def _names(report: DayReport) -> str:
 
 
 def _topic(t: dict, names: str) -> dict:
-    out = {"name": t["name"][names] or t["topic"], "items": t["count"], "rising": t["rising"],
-           "numbers": list(t["numbers"])}
+    """A listed topic as the report chose it: its evidence, its arrow (trend: up, down, noise or
+    incomplete, by the noise rule of mart_topic_daily), the parts of its score and its threads."""
+    sc = t["score"]
+    out = {"name": t["name"][names] or t["topic"], "items": t["count"], "trend": t["trend"],
+           "numbers": list(t["numbers"]),
+           "why": {"rank": sc["rank"], "score": sc["total"], "surprise": sc["surprise"],
+                   "story_points": sc["story_points"], "volume_factor": sc["volume_factor"],
+                   "day_items": sc["day_items"], "generic": sc["generic"], "primary_items": sc["primary_items"]},
+           "threads": [{"numbers": list(th["numbers"]), "points": th["points"], "parts": th["parts"]}
+                       for th in t["threads"]]}
     if t["baseline_incomplete"]:
         out["baseline_incomplete"] = True
-    elif t["ratio"] is not None:
-        out["ratio"] = round(float(t["ratio"]), 2)
+    elif t.get("expected") is not None:
+        out["expected"] = round(float(t["expected"]), 2)
     return out
 
 

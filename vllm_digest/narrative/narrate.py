@@ -15,8 +15,9 @@ A facts pack is plain JSON-able data, the same shape for every section:
                 "additions": int, "deletions": int, "files": int, "reviews": {state: int},
                 "gist": str, "comment_excerpts": [{"author": str, "text": str}],
                 "related": [int]}]}          # related: real items (in core_items) the item's text cites, citable as #N
-     "topics": [{"name": str, "items": int, "ratio": float, "rising": bool,
-                 "numbers": [int]}],        # optional: summary, topics
+     "topics": [{"name": str, "items": int, "expected": float, "trend": "up"|"down"|"noise"|"incomplete",
+                 "numbers": [int], "why": {score parts}, "threads": [{"numbers": [int], "points": float,
+                 "parts": str}]}],          # optional: summary, topics (why and threads: mart_topic_daily)
      "top_authors": [{"author": str, "prs": int}],   # optional: activity
      "notes": [str]}                       # optional: what the data cannot say (no comment threads)
 Only "number" is required per item. A text may state the pack's numeric values and its day,

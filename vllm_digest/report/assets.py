@@ -113,7 +113,7 @@ def build_weekly_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         description=(
             f"The weekly digest of {repo.full_name}, Monday to Sunday in the configured timezone and cutoff: "
             "the week's five counts beside the week before's (sums of mart_daily_counts), its topics ranked by "
-            "mart_topic_daily's trend (days rising, then peak ratio), the key changes its daily reports featured "
+            "mart_topic_daily's surprise (the week's peak), the key changes its daily reports featured "
             "and that were merged within it, and what became of the items those reports featured (mart_follow_ups). "
             "Built from the daily marts without fetching, written to "
             f"`reports/{repo.owner}/{repo.name}/weekly/<monday>.<lang>.md`, `.html` and `<monday>.json` "

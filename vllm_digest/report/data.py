@@ -83,10 +83,16 @@ def hotness_components(found: list[dict]) -> list[dict]:
     ]
 
 
+def _num(x) -> float | None:
+    return None if x is None else float(x)
+
+
 def topics(found: list[dict], member_rows: list[dict]) -> list[dict]:
-    members: dict[str, list[int]] = {}
+    """The listed topics in mart_topic_daily's rank, each with its threads and the parts of its score."""
+    threads: dict[str, list[dict]] = {}
     for r in member_rows:
-        members.setdefault(r["topic_id"], []).append(r["number"])
+        threads.setdefault(r["topic_id"], []).append(
+            {"head": r["head"], "numbers": list(r["numbers"]), "points": float(r["points"]), "parts": r["parts"]})
     return [
         {
             "topic": r["topic_id"],
@@ -98,7 +104,17 @@ def topics(found: list[dict], member_rows: list[dict]) -> list[dict]:
             # of the baseline_window days before this one, how many the warehouse held when it was built
             "baseline_days": r["baseline_days"],
             "baseline_window": r["baseline_window"],
-            "numbers": members.get(r["topic_id"], []),  # the query keeps LIMITS["topic_numbers"] a topic
+            # up / down / noise / incomplete: the arrow, by the taxonomy's noise rule (mart_topic_daily)
+            "trend": r["trend"],
+            "expected": _num(r["expected_items"]),
+            "score": {
+                "surprise": _num(r["surprise"]), "volume_factor": _num(r["volume_factor"]),
+                "day_items": int(r["day_items"] or 0), "generic": bool(r["generic"]),
+                "primary_items": int(r["primary_items"] or 0), "story_points": _num(r["story_points"]),
+                "total": _num(r["topic_score"]), "rank": r["topic_rank"],
+            },
+            "threads": threads.get(r["topic_id"], []),  # the query keeps LIMITS["topic_threads"] a topic
+            "numbers": [n for t in threads.get(r["topic_id"], []) for n in t["numbers"]],
         }
         for r in found
     ]

@@ -77,6 +77,9 @@ class Group:
     items: tuple[Item, ...]
     # a list of short facts, which the HTML page lays out in columns
     compact: bool = False
+    # why the group was chosen (a topic's score parts), one line of ours; the HTML page folds it in <details>
+    why: str = ""
+    why_label: str = ""
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from vllm_digest.warehouse.sql_files import bind, read_sql
 
 HISTORY_DAYS = 30
 # what the sections list: hot discussions, topics, ranked changes and issues, the hotness chart's bars,
-# the members named under a topic, the most active PR authors
+# the threads (an issue and its PRs) named under a topic, the most active PR authors
 # (the sections' limits are the analytics' SELECTION_LIMITS, so mart_section_picks records what the report shows)
 LIMITS = {**SELECTION_LIMITS, "parts_limit": 5, "top_authors": 3}
 # mart_item_hotness: the stored parts of each score, in the order a chart stacks them

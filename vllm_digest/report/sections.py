@@ -228,29 +228,51 @@ def _discussions(data: DayData, w: Wording) -> _Body:
 
 
 def trend_arrow(topic: dict) -> str:
-    """↑ rising, ↓ below its trailing mean, → otherwise; none when the baseline is incomplete: an
-    arrow against missing days would depend on which days happened to be built first."""
-    if topic["baseline_incomplete"]:
-        return ""
-    if topic["rising"]:
-        return "↑"
-    if topic["ratio"] is not None and topic["ratio"] < 1:
-        return "↓"
-    return "→"
+    """↑ / ↓ when the topic's surprise against its weekday-aware baseline is outside the noise rule
+    (mart_topic_daily.trend); none when the baseline is incomplete or the change is within noise: an
+    arrow against missing days, or for a wobble, would say more than the data does."""
+    return {"up": "↑", "down": "↓"}.get(topic.get("trend") or "", "")
 
 
 def baseline_note(topic: dict, t: Catalog) -> str:
-    """How the topic compares with its trailing days, or how many of them the baseline lacks."""
+    """Today's count against the expected one, or how many baseline days are missing."""
     window = topic.get("baseline_window")  # None: a row built before the column existed
     if topic["baseline_incomplete"]:
         if window is None:
             return t("topics.baseline_incomplete")
         return t("topics.baseline_incomplete_days", held=int(topic.get("baseline_days") or 0), window=window)
-    if topic["ratio"] is None:
+    if topic.get("expected") is None:
         return ""
-    if window is None:
-        return t("topics.ratio", ratio=topic["ratio"])
-    return t("topics.ratio_days", ratio=topic["ratio"], window=window)
+    key = "topics.expected_noise" if topic.get("trend") == "noise" else "topics.expected"
+    return t(key, expected=topic["expected"], window=window or 0)
+
+
+def _num(x: float | None, fmt: str = "{:.1f}") -> str:
+    return "—" if x is None else fmt.format(x)
+
+
+def topic_why(topic: dict, t: Catalog) -> str:
+    """A topic's score, part by part (mart_topic_daily): the HTML page's "why this topic"."""
+    sc = topic["score"]
+    threads = t("language.list_sep").join(
+        t("topics.why_thread", head=th["head"], points=th["points"], parts=th["parts"] or "—")
+        for th in topic["threads"])
+    return t("topics.why", rank=sc["rank"], total=_num(sc["total"], "{:.2f}"), count=topic["count"],
+             expected=_num(topic.get("expected")), factor=_num(sc["volume_factor"], "{:.2f}"),
+             day_items=sc["day_items"], surprise=_num(sc["surprise"], "{:+.2f}"),
+             story=_num(sc["story_points"]), primary=sc["primary_items"],
+             generic=t("topics.why_generic") if sc["generic"] else "", threads=threads)
+
+
+def _thread_entry(data: DayData, thread: dict, w: Wording) -> Item | None:
+    """One thread as one entry: its head (the issue), then the PRs linked to it, by number."""
+    head = data.items.get(thread["head"])
+    if head is None:
+        return None
+    others = [data.items[n] for n in thread["numbers"] if n != thread["head"] and n in data.items]
+    meta = (w.t("topics.thread", refs=w.t("language.list_sep").join(item_ref(i["kind"], i["number"], w.t)
+                                                                      for i in others)) if others else "")
+    return _entry(head, w, meta, gist="")
 
 
 def _topics(data: DayData, w: Wording) -> _Body:
@@ -259,11 +281,12 @@ def _topics(data: DayData, w: Wording) -> _Body:
         return _Body(t("topics.none"))
     groups = []
     for tp in data.topics:
-        items = [data.items[n] for n in tp["numbers"] if n in data.items]
-        # the arrow separates name and count; without one (incomplete baseline) a middle dot does
+        entries = [e for e in (_thread_entry(data, th, w) for th in tp["threads"]) if e is not None]
+        # the arrow separates name and count; without one (incomplete baseline, or within noise) a middle dot does
         heading = t("topics.heading", name=_name(tp["name"], w, tp["topic"]), arrow=trend_arrow(tp) or NO_ARROW,
                     count=tp["count"], note=baseline_note(tp, t))
-        groups.append(Group(heading, tuple(_entry(i, w, "", gist="") for i in items)))
+        groups.append(Group(heading, tuple(entries), why=plain_inline(topic_why(tp, t), LEAD_CHARS),
+                            why_label=t("topics.why_label")))
     window = next((tp["baseline_window"] for tp in data.topics if tp.get("baseline_window")), None)
     days = t("topics.days", window=window) if window else t("topics.days_unknown")
     return _Body(t("topics.lead", days=days), tuple(groups))

@@ -1,7 +1,7 @@
 """The weekly digest: one page per whole week (Monday to Sunday) and language, read from the daily marts.
 
 It fetches nothing and ranks nothing of its own: the counts are sums of ``mart_daily_counts``, the
-topics are ordered by ``mart_topic_daily``'s own trend judgement of each day, the key changes are the ones
+topics are ordered by the surprise ``mart_topic_daily`` scored each day, the key changes are the ones
 the daily reports featured (``mart_section_picks``) and merged within the week, and the follow-up outcomes
 count what ``mart_follow_ups`` recorded for the items the week's reports featured. Each query
 (``sql/report_weekly_*.sql``) runs once for all the weeks of a run.
@@ -123,8 +123,8 @@ def build_week(settings: Settings, repo: RepoRef, week: str, found: dict[str, li
     counts, this, prev = _counts(found["counts"], t)
     topics = tuple(
         Line(t("weekly.topic", name=plain_inline(r.get(f"topic_{names}") or r["topic_id"], 80),
-               items=r["items"], rising_days=r["rising_days"], days=r["days_with_items"],
-               ratio="—" if r["peak_ratio"] is None else f"{float(r['peak_ratio']):.1f}×"))
+               items=r["items"], listed_days=r["listed_days"], days=r["days_with_items"],
+               surprise="—" if r["peak_surprise"] is None else f"{float(r['peak_surprise']):+.1f}"))
         for r in found["topics"]
     )
     changes = tuple(

@@ -24,18 +24,25 @@ DEFAULT_TAXONOMY = Path(str(resources.files("vllm_digest.taxonomy") / "vllm.toml
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 GROUPS = ("feature", "hardware", "model", "quality", "process")
 
-_TOP_KEYS = {"version", "project", "trend", "links", "topic", "focus"}
+_TOP_KEYS = {"version", "project", "trend", "links", "topic_rank", "topic", "focus"}
 _PROJECT_KEYS = {"name", "repos"}
 # the names every topic, focus area and theme carries, one per field (mart columns *_zh, *_en); a message
 # catalog says which of them its language prints (i18n: language.names)
 NAME_FIELDS = ("zh", "en")
 _RULE_KEYS = {"tags", "labels", "keywords", "patterns", "paths"}
-_TOPIC_KEYS = {"id", *NAME_FIELDS, "group", "risk"} | _RULE_KEYS
+_TOPIC_KEYS = {"id", *NAME_FIELDS, "group", "risk", "generic"} | _RULE_KEYS
 _FOCUS_KEYS = {"id", *NAME_FIELDS, "short", "vendor", "highlight", "authors", "employee_authors", "employee_logins",
                "theme"} | _RULE_KEYS
 _THEME_KEYS = {"id", *NAME_FIELDS, "default", "tags", "labels", "keywords", "patterns"}
 _TREND_DEFAULTS = {"baseline_days": 7, "rising_ratio": 2.0, "rising_min_items": 3, "falling_ratio": 0.5}
 _LINK_DEFAULTS = {"window_minutes": 60, "min_shared_words": 3, "stopwords": []}
+# mart_topic_daily's ranking of the day's topics and of the threads listed under each (see vllm.toml)
+_RANK_NUMBERS = {
+    "surprise_weight": 1.0, "story_weight": 1.0, "noise_z": 2.0, "generic_unusual_z": 3.0, "min_story": 2.0,
+    "issue_points": 1.0, "new_points": 2.0, "closed_penalty": 2.0, "merged_penalty": 0.5,
+    "proposal_points": 1.0, "lead_tag_points": 0.5, "minor_tag_penalty": 2.0, "thread_points": 0.5,
+}
+_RANK_TAGS = ("proposal_tags", "lead_tags", "minor_tags")
 
 
 class TaxonomyError(ValueError):
@@ -70,6 +77,9 @@ class Topic:
     group: str
     risk: bool
     rules: Rules
+    # a broad bucket (engine core, CI ...): never an item's topic when a narrower one matches, and listed
+    # after the specific topics unless it is unusual today
+    generic: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +133,7 @@ class Taxonomy:
     trend: dict = field(default_factory=lambda: dict(_TREND_DEFAULTS))
     links: dict = field(default_factory=lambda: dict(_LINK_DEFAULTS))
     project: Project | None = None
+    topic_rank: dict = field(default_factory=lambda: {**_RANK_NUMBERS, **{k: [] for k in _RANK_TAGS}})
 
     def display_name(self, full_name: str) -> str | None:
         """The project's name for ``owner/name`` when the taxonomy is that repository's, else None."""
@@ -190,6 +201,11 @@ class Taxonomy:
         out["link_window_minutes"] = int(self.links["window_minutes"])
         out["link_min_shared_words"] = int(self.links["min_shared_words"])
         out["link_stopwords"] = [w.lower() for w in self.links["stopwords"]]
+        out["topic_generic"] = [t.id for t in self.topics if t.generic]
+        for k in _RANK_NUMBERS:
+            out[f"rank_{k}"] = float(self.topic_rank[k])
+        for k in _RANK_TAGS:
+            out[f"rank_{k}"] = [w.lower() for w in self.topic_rank[k]]
         return out
 
 
@@ -282,6 +298,24 @@ def _numbers(data: dict, key: str, defaults: dict, src: str) -> dict:
     return out
 
 
+def _topic_rank(data: dict, src: str) -> dict:
+    """[topic_rank]: non-negative numbers (penalties are subtracted) and lists of title tags."""
+    where = f"taxonomy {src}: [topic_rank]"
+    section = data.get("topic_rank", {})
+    if not isinstance(section, dict):
+        raise TaxonomyError(f"{where} must be a table")
+    _unknown(section, set(_RANK_NUMBERS) | set(_RANK_TAGS), where)
+    out: dict = {**_RANK_NUMBERS, **{k: [] for k in _RANK_TAGS}}
+    for k, v in section.items():
+        if k in _RANK_TAGS:
+            out[k] = list(_strings(section, k, where))
+        elif isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise TaxonomyError(f"{where} {k} must be a number >= 0, got {v!r}")
+        else:
+            out[k] = float(v)
+    return out
+
+
 def _project(data: dict, src: str) -> Project | None:
     table = data.get("project")
     if table is None:
@@ -327,10 +361,14 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         risk = entry.get("risk", False)
         if not isinstance(risk, bool):
             raise TaxonomyError(f"{where}: 'risk' must be true or false")
+        generic = entry.get("generic", False)
+        if not isinstance(generic, bool):
+            raise TaxonomyError(f"{where}: 'generic' must be true or false")
         rules = _rules(entry, where)
         if rules.empty:
             raise TaxonomyError(f"{where}: has no rules (tags, labels, keywords, patterns or paths)")
-        topics.append(Topic(ident, _text(entry, "zh", where), _text(entry, "en", where), group, risk, rules))
+        topics.append(Topic(ident, _text(entry, "zh", where), _text(entry, "en", where), group, risk, rules,
+                            generic))
 
     areas: list[FocusArea] = []
     seen_focus: set[str] = set()
@@ -377,6 +415,7 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         focus_areas=tuple(areas),
         trend=_numbers(data, "trend", _TREND_DEFAULTS, src),
         links=_numbers(data, "links", _LINK_DEFAULTS, src),
+        topic_rank=_topic_rank(data, src),
     )
 
 
