@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=dg.BetaWarning)
     warnings.filterwarnings("ignore", category=dg.PreviewWarning)
     from vllm_digest.definitions import build_definitions
+    from vllm_digest.schedules import daily_selection
     from vllm_digest.settings import load_settings
 
     settings = load_settings(env)
@@ -71,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
         }}
         instance = (dg.DagsterInstance.from_config(a.dagster_home) if a.dagster_home
                     else dg.DagsterInstance.ephemeral())
-        result = dg.materialize(assets, resources=defs.resources, instance=instance, **kwargs)
+        result = dg.materialize(assets, selection=daily_selection(), resources=defs.resources, instance=instance,
+                                **kwargs)
         if not result.success:
             raise SystemExit(f"run {first}..{last} failed")
 

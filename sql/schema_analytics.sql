@@ -374,3 +374,34 @@ CREATE TABLE IF NOT EXISTS int_item_topic_sets (
     substantive INTEGER,                -- how many of its topics are outside the process group
     rising_topics VARCHAR[]             -- its topics that are rising today
 );
+
+-- mart_section_picks: every item each day's report featured, per analysis section, with its rank and score.
+CREATE TABLE IF NOT EXISTS mart_section_picks (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) that featured the item
+    section VARCHAR NOT NULL,           -- the analysis section: key_changes, notable, discussions, topics or focus
+    pick_rank INTEGER NOT NULL,         -- its place in that section that day (1 = first)
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR,                       -- issue or pr
+    title VARCHAR,                      -- the title, as that day saw it
+    score DOUBLE,                       -- the score its selection mart ranked it by (key_score, notable_score, hotness)
+    detail VARCHAR                      -- what placed it: the change status, the topic or the focus theme (null otherwise)
+);
+
+-- mart_follow_ups: items featured in the trailing days whose state moved in this day's window.
+CREATE TABLE IF NOT EXISTS mart_follow_ups (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key) in whose window the item moved
+    number INTEGER NOT NULL,            -- the issue or PR number
+    kind VARCHAR,                       -- issue or pr
+    title VARCHAR,                      -- the title, as its latest featuring day saw it
+    first_reported DATE NOT NULL,       -- the earliest day among the trailing ones whose report featured it
+    first_section VARCHAR,              -- the section that featured it that day (mart_section_picks.section)
+    moves VARCHAR[] NOT NULL,           -- what moved, in follow_rank order: merged, closed, reopened, linked_pr_merged,
+                                        -- linked_pr_opened, maintainer_response, comment_burst
+    linked_prs_merged INTEGER[],        -- linked PRs merged in the window (linked_pr_merged)
+    linked_prs_opened INTEGER[],        -- linked PRs opened in the window (linked_pr_opened)
+    responder VARCHAR,                  -- the maintainer who answered first (maintainer_response; null otherwise)
+    comments INTEGER,                   -- non-bot comments in the window (comment_burst; null otherwise)
+    follow_rank INTEGER                 -- 1 = the day's first follow-up: merges, closings, reopenings, links, replies, bursts
+);

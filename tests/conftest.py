@@ -12,6 +12,7 @@ import dagster as dg
 import pytest
 
 from vllm_digest.definitions import build_definitions
+from vllm_digest.schedules import daily_selection, weekly_selection
 from vllm_digest.settings import Settings, load_settings
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
@@ -48,7 +49,8 @@ def make_settings(tmp_path):
 
 
 def materialize(settings: Settings, first: str, last: str | None = None, instance=None, run_config=None):
-    """Materialize every asset of the graph, with its checks, for one day or a range, in one run."""
+    """Materialize every daily asset of the graph (all but the weekly digests), with its checks, for one day
+    or a range, in one run."""
     defs = build_definitions(settings)
     assets = [*defs.assets, *defs.asset_checks]
     kwargs = {}
@@ -61,10 +63,25 @@ def materialize(settings: Settings, first: str, last: str | None = None, instanc
         }
     result = dg.materialize(
         assets,
+        selection=daily_selection(),
         resources=defs.resources,
         instance=instance or dg.DagsterInstance.ephemeral(),
         run_config=run_config,
         **kwargs,
+    )
+    assert result.success
+    return result
+
+
+def materialize_weeks(settings: Settings, first: str, last: str | None = None, instance=None):
+    """Materialize the weekly digests (and the site) for the weeks ``first`` ... ``last`` (Mondays) in one run."""
+    defs = build_definitions(settings)
+    result = dg.materialize(
+        list(defs.assets),
+        selection=weekly_selection(),
+        resources=defs.resources,
+        instance=instance or dg.DagsterInstance.ephemeral(),
+        tags={"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last or first},
     )
     assert result.success
     return result

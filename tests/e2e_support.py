@@ -17,12 +17,14 @@ import dagster as dg
 import pytest
 
 from tests.dagster_dev import DagsterDev, group_members
+from vllm_digest.schedules import WEEKLY_GROUP
 from vllm_digest.settings import Settings, load_settings
 
 LOCATION = "vllm_digest"
 PREFIX = ("vllm_project", "vllm")
 REPORT = (*PREFIX, "daily_report")
 SITE = ("site",)
+WEEKLY = (*PREFIX, "weekly_digest")
 FIRST, LAST = "2026-03-20", "2026-03-22"
 DAYS = ["2026-03-20", "2026-03-21", "2026-03-22"]
 # Left to right as the data flows; an edge may skip layers, never point back.
@@ -80,13 +82,16 @@ def server(tmp_path_factory):
 
 
 def partitioned_keys(nodes: dict) -> list[tuple[str, ...]]:
-    return sorted(k for k, n in nodes.items() if n["isPartitioned"])
+    """The assets of the daily partitions (the weekly digests have weekly ones, and a job of their own)."""
+    return sorted(k for k, n in nodes.items() if n["isPartitioned"] and n["groupName"] != WEEKLY_GROUP)
 
 
 def layer_of(key: tuple[str, ...], node: dict) -> str:
     if key == SITE:
         return "site"
     group = node["groupName"]
+    if group == WEEKLY_GROUP:
+        return "report"  # the weekly digest is a report over weeks: from the marts to the site
     # the warehouse group holds three layers, told apart by the table prefix
     layer = key[-1].split("_", 1)[0] if group == "warehouse" else group
     assert layer in LAYERS, f"{'/'.join(key)} (group {group!r}) is in no known layer {LAYERS}"
@@ -105,5 +110,6 @@ def upstream_of(nodes: dict, key: tuple[str, ...]) -> set[tuple[str, ...]]:
 
 
 def day_runs(backfill) -> list[dict]:
-    """The backfill's runs over days (the site, unpartitioned, gets a run of its own after them)."""
-    return [r for r in backfill.runs if [*SITE] not in [a["path"] for a in r["assetSelection"]]]
+    """The backfill's runs over days (the site, unpartitioned, and the weekly digests of the weeks holding the
+    days get runs of their own after them)."""
+    return [r for r in backfill.runs if not {tuple(a["path"]) for a in r["assetSelection"]} <= {SITE, WEEKLY}]

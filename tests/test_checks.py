@@ -11,6 +11,7 @@ from vllm_digest.definitions import build_definitions
 from vllm_digest.ingest.raw_store import write_day
 from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.partitions import window_for_day
+from vllm_digest.schedules import daily_selection
 from vllm_digest.warehouse import quality
 from vllm_digest.warehouse.resource import WarehouseResource
 
@@ -82,7 +83,7 @@ def test_reconciliation_names_missing_number_and_incomplete_day_warns(make_setti
         [*defs.assets, *defs.asset_checks],
         resources=defs.resources,
         instance=dg.DagsterInstance.ephemeral(),
-        selection=dg.AssetSelection.all() - dg.AssetSelection.assets(raw),
+        selection=daily_selection() - dg.AssetSelection.assets(raw),
         tags=RANGE_TAGS,
     )
     assert result.success  # checks report, they do not block the report

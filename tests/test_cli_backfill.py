@@ -1,5 +1,6 @@
-"""The README's command-line backfill: `dagster asset materialize --select '*' --partition-range`
-over the whole graph, site included, as one run on the SQLite instance of dagster.yaml."""
+"""The README's command-line backfill: `dagster asset materialize --select 'not group:weekly' --partition-range`
+over the whole graph of days (all but the weekly digests), site included, as one run on the SQLite instance of
+dagster.yaml."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ def test_readme_partition_range_command_is_one_run_over_the_whole_graph(tmp_path
            "VLLM_DIGEST_CUTOFF": "11:39"}
     dagster = Path(sys.executable).with_name("dagster")
     proc = subprocess.run(
-        [str(dagster), "asset", "materialize", "-m", "vllm_digest.definitions", "--select", "*",
+        [str(dagster), "asset", "materialize", "-m", "vllm_digest.definitions", "--select", "not group:weekly",
          "--partition-range", f"{DAYS[0]}...{DAYS[1]}"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
     )

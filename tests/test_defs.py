@@ -46,13 +46,13 @@ def test_analytics_group_reads_the_marts(make_settings):
     assert {k.path[-1] for k in topics.parent_keys} >= {"core_items"}
 
 
-def test_site_asset_follows_every_repos_report(make_settings):
+def test_site_asset_follows_every_repos_report_and_weekly_digest(make_settings):
     graph = build_definitions(make_settings(VLLM_DIGEST_REPOS="vllm-project/vllm,sgl-project/sglang")).resolve_asset_graph()
     site = graph.get(dg.AssetKey(["site"]))
     assert site.group_name == "site" and site.partitions_def is None
     assert set(site.parent_keys) == {
-        dg.AssetKey(["vllm_project", "vllm", "daily_report"]),
-        dg.AssetKey(["sgl_project", "sglang", "daily_report"]),
+        dg.AssetKey([*prefix, name]) for prefix in (["vllm_project", "vllm"], ["sgl_project", "sglang"])
+        for name in ("daily_report", "weekly_digest")
     }
 
 
@@ -62,7 +62,8 @@ def test_every_asset_runs_a_partition_range_as_one_run(make_settings):
     defs = build_definitions(make_settings())
     graph = defs.resolve_asset_graph()
     policies = {key.to_user_string(): graph.get(key).backfill_policy for key in graph.get_all_asset_keys()}
-    assert len(policies) == 34
+    # 34, plus mart_section_picks, mart_follow_ups and the weekly digest
+    assert len(policies) == 37
     assert {k for k, p in policies.items() if p != dg.BackfillPolicy.single_run()} == set()
 
 
@@ -110,12 +111,14 @@ def test_resource_descriptions_are_plain_text_and_every_field_is_described(make_
 
 
 def test_job_description_names_every_group_of_the_graph(make_settings):
-    from vllm_digest.schedules import DAILY_JOB
+    from vllm_digest.schedules import DAILY_JOB, WEEKLY_GROUP, WEEKLY_JOB
 
     defs = build_definitions(make_settings())
     graph = defs.resolve_asset_graph()
     groups = {graph.get(k).group_name for k in graph.get_all_asset_keys()}
-    assert groups == {"ingest", "warehouse", "analytics", "report", "site"}
+    assert groups == {"ingest", "warehouse", "analytics", "report", "site", WEEKLY_GROUP}
     description = defs.resolve_job_def(DAILY_JOB).description
-    assert [g for g in groups if g not in description] == []
+    # the weekly digests have their own job (weekly partitions), which names them and the site
+    assert [g for g in groups - {WEEKLY_GROUP} if g not in description] == []
+    assert all(g in defs.resolve_job_def(WEEKLY_JOB).description for g in (WEEKLY_GROUP, "site"))
     assert "stg -> core -> mart" in description

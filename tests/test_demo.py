@@ -63,3 +63,38 @@ def test_demo_materializes_every_partition_and_nothing_else(make_settings, tmp_p
     assert abs(install + run + site - total) <= 0.15
     assert report_path(settings, "2026-03-21").is_file() and report_path(settings, "2026-03-22").is_file()
     assert not report_path(settings, "2026-03-20").exists()
+
+
+def test_demo_follows_up_earlier_reports_and_links_every_whole_week(make_settings, tmp_path, monkeypatch, capsys):
+    """The issue's check, on the sample's last two whole weeks: some day's follow-ups cite an item an
+    earlier report featured and that moved that day by the day's appendix; each whole week has its
+    pages, linked from the site index."""
+    from conftest import report_path
+    from test_follow_ups import FOLLOW, REF, days_between, featured, lists, section
+    from vllm_digest.demo import main
+
+    first, last = "2026-03-08", "2026-03-22"
+    settings = make_settings(VLLM_DIGEST_START_DATE=first)
+    monkeypatch.chdir(tmp_path)
+    for name in [n for n in os.environ if n.startswith("VLLM_DIGEST_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("DAGSTER_HOME", str(project_dagster_home(tmp_path / "dagster_home")))
+    for name, value in {"VLLM_DIGEST_HOME": str(settings.home), "VLLM_DIGEST_CUTOFF": "11:39",
+                        "VLLM_DIGEST_START_DATE": first}.items():
+        monkeypatch.setenv(name, value)
+    assert main() == 0
+    assert "Weekly digests 2026-03-09 ... 2026-03-16 (2 weeks)" in capsys.readouterr().out
+    days = days_between(first, last)
+    cited = []
+    for i, day in enumerate(days):
+        moved = {n for name in ("merged_prs", "closed_issues", "closed_unmerged_prs") for n in lists(settings, day)[name]}
+        earlier = set().union(*(featured(settings, d) for d in days[:i]))
+        body = section(report_path(settings, day, "en.md").read_text(encoding="utf-8"), FOLLOW)
+        cited += [(day, n) for n in (int(m[1]) for m in REF.findall(body)) if n in earlier and n in moved]
+    assert cited
+    index = (settings.site_dir / "index.html").read_text(encoding="utf-8")
+    for monday in ("2026-03-09", "2026-03-16"):
+        for lang in ("zh", "en"):
+            page = report_path(settings, "x", "json").parent / "weekly" / f"{monday}.{lang}.html"
+            assert page.is_file() and f'href="../reports/vllm-project/vllm/weekly/{monday}.{lang}.html"' in index
+    assert "weekly/2026-03-02." not in index  # 03-02 ... 03-08 is not whole from a start on 03-08

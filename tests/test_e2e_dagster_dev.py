@@ -12,10 +12,12 @@ import pytest
 from conftest import report_path, sample_windows
 from tests.e2e_support import (
     COUNTS_AT_CUTOFF_1139, DAYS, FIRST, LAST, LAYERS, LOCATION, PREFIX, REPORT, SITE, day_runs, layer_of,
-    partitioned_keys, upstream_of,
+    WEEKLY, partitioned_keys, upstream_of,
 )
 from tests.e2e_support import server  # noqa: F401  (the module's dagster dev: a fixture)
-from vllm_digest.schedules import DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG, report_freshness_policy
+from vllm_digest.schedules import (
+    DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_SCHEDULE, report_freshness_policy,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -37,8 +39,10 @@ def test_lineage_runs_raw_to_report_through_every_layer(server):
         assert (*PREFIX, upstream) in nodes[(*PREFIX, downstream)]["deps"], (upstream, downstream)
     # nothing dangles: every partitioned asset feeds the report
     partitioned = partitioned_keys(nodes)
-    assert len(partitioned) == 33
+    assert len(partitioned) == 35
     assert set(partitioned) == upstream_of(nodes, REPORT) | {REPORT}
+    # the weekly digest reads the daily marts and feeds the site
+    assert set(nodes[WEEKLY]["deps"]) <= set(partitioned) and WEEKLY in nodes[SITE]["deps"]
     assert {nodes[k]["backfillPolicy"]["policyType"] for k in partitioned} == {"SINGLE_RUN"}
 
 
@@ -60,8 +64,12 @@ def test_daily_schedule_is_loaded_and_stopped_until_turned_on(server):
             ... on Schedules { results { name cronSchedule executionTimezone scheduleState { status } } } } }""",
         {"repo": {"repositoryLocationName": LOCATION, "repositoryName": "__repository__"}},
     )
-    assert data["schedulesOrError"]["results"] == [{
+    assert sorted(data["schedulesOrError"]["results"], key=lambda s: s["name"]) == [{
         "name": DAILY_SCHEDULE, "cronSchedule": "49 11 * * *", "executionTimezone": "Asia/Shanghai",
+        "scheduleState": {"status": "STOPPED"},
+    }, {
+        # the weekly digest: Mondays, after the Sunday's daily run has had its 60 minutes of grace
+        "name": WEEKLY_SCHEDULE, "cronSchedule": "49 12 * * 1", "executionTimezone": "Asia/Shanghai",
         "scheduleState": {"status": "STOPPED"},
     }]
 
@@ -74,7 +82,7 @@ def test_lineage_materialize_all_is_one_run_and_writes_three_reports(server):
     partitioned = partitioned_keys(dev.asset_nodes())
     backfill = dev.run_backfill(every, FIRST, LAST, shape="ui")
     assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
-    assert backfill.partition_names == DAYS
+    # days and weeks: an asset backfill over two partitions definitions, whose partition names are per asset
     [run] = day_runs(backfill)
     assert run["status"] == "SUCCESS"
     tags = {t["key"]: t["value"] for t in run["tags"]}
@@ -111,7 +119,7 @@ def test_asset_page_catalog_group_and_job_partitions_backfills_are_one_run_each(
     days = ["2026-03-21", "2026-03-22"]
     key = (*PREFIX, "mart_key_changes")
     group = sorted(k for k, n in dev.asset_nodes().items() if n["groupName"] == "analytics")
-    assert len(group) == 15
+    assert len(group) == 17
     launched = {
         "asset": dev.launch_backfill([key], days[0], days[-1], shape="ui"),
         "group": dev.launch_backfill(group, days[0], days[-1], shape="ui"),

@@ -7,13 +7,16 @@ then rebuilds the index and feed once, after every report."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
 
 from conftest import report_path
 from tests.chromium import ARTIFACTS, launch_chromium
-from tests.e2e_support import COUNTS_AT_CUTOFF_1139, REPORT, SITE, UI_ERROR_TEXTS, UI_TIMEOUT_MS, day_runs, partitioned_keys
+from tests.e2e_support import (
+    COUNTS_AT_CUTOFF_1139, REPORT, SITE, UI_ERROR_TEXTS, UI_TIMEOUT_MS, WEEKLY, day_runs, partitioned_keys,
+)
 from tests.e2e_support import server  # noqa: F401  (the module's dagster dev: a fixture)
 from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
 
@@ -156,7 +159,9 @@ def test_ui_lineage_materialize_all_dialog_backfills_a_range_as_one_run(server):
                 show_all.click()
             range_box.fill(f"[{first}...{last}]")
             range_box.press("Enter")
-            expect(dialog.get_by_text(f"{len(days)} partitions", exact=True)).to_be_visible()
+            # days and weeks in one graph: the dialog selects the days of its first asset and maps them to
+            # the weeks downstream ("materialize all partitions downstream of the selected partitions")
+            expect(range_box).to_have_value(f"[{first}...{last}]")
             page.screenshot(path=str(shot))
             with page.expect_response(lambda r: is_backfill_launch(r.request)) as answer:
                 dialog.get_by_role("button", name="Launch backfill").click()
@@ -179,15 +184,19 @@ def test_ui_lineage_materialize_all_dialog_backfills_a_range_as_one_run(server):
 
     backfill = dev.wait_for_backfill(launched["backfillId"])
     assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
-    assert backfill.partition_names == days
+    # days and weeks: an asset backfill over two partitions definitions, whose partition names are per asset
     assert {r["status"] for r in backfill.runs} == {"SUCCESS"}
     [run] = day_runs(backfill)
     tags = {t["key"]: t["value"] for t in run["tags"]}
     assert (tags[RANGE_START_TAG], tags[RANGE_END_TAG]) == (first, last)
     assert sorted(tuple(a["path"]) for a in run["assetSelection"]) == partitioned_keys(nodes)
-    # besides it, at most the site's own run
+    # besides it, at most the site's own run and the weekly digests' of the weeks holding the days
     others = [[tuple(a["path"]) for a in r["assetSelection"]] for r in backfill.runs if r is not run]
-    assert others in ([], [[SITE]]), others
+    assert all(set(o) <= {SITE, WEEKLY} for o in others), others
+    # the weeks holding the days were rendered too, from what the warehouse holds of them
+    weeks = sorted({(dt.date.fromisoformat(d) - dt.timedelta(days=dt.date.fromisoformat(d).weekday())).isoformat()
+                    for d in days})
+    assert sorted(m["partition"] for m in dev.materializations_in(WEEKLY, backfill)) == weeks
     assert sorted(m["partition"] for m in dev.materializations_in(REPORT, backfill)) == days
     for day in days:
         summary = json.loads(report_path(settings, day, "json").read_text(encoding="utf-8"))

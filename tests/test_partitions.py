@@ -161,11 +161,13 @@ def test_a_range_starting_before_start_date_fails_once_and_says_why(make_setting
     import dagster as dg
 
     from vllm_digest.definitions import build_definitions
+    from vllm_digest.schedules import daily_selection
 
     settings = make_settings(VLLM_DIGEST_START_DATE="2026-03-01")
     defs = build_definitions(settings)
     result = dg.materialize(
-        list(defs.assets), resources=defs.resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
+        list(defs.assets), selection=daily_selection(), resources=defs.resources,
+        instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
         tags={"dagster/asset_partition_range_start": "2026-02-27", "dagster/asset_partition_range_end": "2026-03-01"},
     )
     assert not result.success

@@ -22,6 +22,15 @@ def topic_headings(text: str, lang: str) -> list[str]:
     return [line for line in section.splitlines() if line.startswith("**")]
 
 
+def follow_ups(text: str) -> str:
+    """The follow-ups section of a Markdown report (its heading starts with 🔁)."""
+    return "### 🔁" + text.split("### 🔁", 1)[1].split("\n### ", 1)[0]
+
+
+def without_follow_ups(text: str) -> str:
+    return text.replace(follow_ups(text), "")
+
+
 def reports(settings, day: str = DAY) -> dict[str, bytes]:
     return {s: report_path(settings, day, s).read_bytes() for s in ("zh.md", "en.md", "zh.html", "en.html", "json")}
 
@@ -44,9 +53,13 @@ def test_a_day_built_before_its_trailing_days_says_how_many_it_had_and_draws_no_
                    for h in topic_headings(texts[name, "en"], "en"))
         assert all(h.endswith(f"（基线不完整：前 7 日中仅有 {held[name]} 日的数据）**")
                    for h in topic_headings(texts[name, "zh"], "zh"))
-    # the order of building changed nothing else in the day's report
-    assert texts["alone", "en"].replace("0 of 7 days", "1 of 7 days") == texts["after", "en"]
-    assert texts["alone", "zh"].replace("仅有 0 日", "仅有 1 日") == texts["after", "zh"]
+    # the order of building changed nothing else in the day's report but its follow-ups, which read the
+    # picks of the days built before it (none alone, 03-21's after)
+    for lang in ("en", "zh"):
+        assert "](2026-03-21." in follow_ups(texts["after", lang]) and "](2026-" not in follow_ups(texts["alone", lang])
+    assert (without_follow_ups(texts["alone", "en"]).replace("0 of 7 days", "1 of 7 days")
+            == without_follow_ups(texts["after", "en"]))
+    assert without_follow_ups(texts["alone", "zh"]).replace("仅有 0 日", "仅有 1 日") == without_follow_ups(texts["after", "zh"])
 
 
 def sensor_requests(defs: dg.Definitions, instance: dg.DagsterInstance, result) -> list[dg.RunRequest]:

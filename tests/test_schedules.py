@@ -209,3 +209,27 @@ def test_ticks_after_the_sample_ends_skip_and_say_why(make_settings):
     assert "(the end_date setting)" in data.skip_message
     [request] = requests_at(ended, dt.datetime(2026, 6, 1, 11, 49, tzinfo=SHANGHAI))
     assert request.tags[RANGE_END_TAG] == "2026-05-31"
+
+
+def test_the_weekly_schedule_asks_for_the_week_whose_sunday_just_closed(make_settings):
+    """Mondays at cutoff + lag + grace (the Sunday's daily run has had its grace); the week that just closed,
+    never one still open; past the sample's last whole week it skips and says why."""
+    from vllm_digest.schedules import WEEKLY_JOB, WEEKLY_SCHEDULE, weekly_cron
+
+    settings = make_settings()
+    weekly = next(s for s in build_definitions(settings).schedules if s.name == WEEKLY_SCHEDULE)
+    assert weekly.job_name == WEEKLY_JOB and weekly.default_status == dg.DefaultScheduleStatus.STOPPED
+    assert weekly.cron_schedule == f"49 {11 + REPORT_GRACE_MINUTES // 60} * * 1"
+    # past midnight: Tuesday
+    assert weekly_cron(make_settings(VLLM_DIGEST_CUTOFF="23:30")) == "40 0 * * 2"
+    monday = dt.date(2026, 3, 16)
+    sunday_closes = window_for_day((monday + dt.timedelta(days=6)).isoformat(), settings).end
+    tick = sunday_closes + dt.timedelta(minutes=10 + REPORT_GRACE_MINUTES)
+    [request] = requests_at(weekly, tick)
+    assert (request.tags[RANGE_START_TAG], request.tags[RANGE_END_TAG]) == ("2026-03-16", "2026-03-16")
+    # a minute before that Sunday closes, the week before is the last closed one
+    [request] = requests_at(weekly, sunday_closes - dt.timedelta(minutes=1))
+    assert request.tags[RANGE_START_TAG] == "2026-03-09"
+    # the sample ends with that week: a week later there is nothing to build
+    data = weekly.evaluate_tick(dg.build_schedule_context(scheduled_execution_time=tick + dt.timedelta(days=7)))
+    assert not data.run_requests and "after the last whole week" in data.skip_message

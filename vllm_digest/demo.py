@@ -10,7 +10,8 @@ import time
 import dagster as dg
 
 from vllm_digest.definitions import build_definitions
-from vllm_digest.partitions import daily_partitions
+from vllm_digest.partitions import daily_partitions, weekly_partitions
+from vllm_digest.schedules import daily_selection, weekly_selection
 from vllm_digest.report.render import report_dir
 from vllm_digest.settings import Settings, SettingsError, load_settings
 
@@ -21,6 +22,7 @@ def materialize_days(settings: Settings, instance: dg.DagsterInstance, first: st
     defs = build_definitions(settings)
     return dg.materialize(
         [*defs.assets, *defs.asset_checks],
+        selection=daily_selection(),
         resources=defs.resources,
         instance=instance,
         tags={
@@ -50,6 +52,20 @@ def _site_seconds(result, instance: dg.DagsterInstance) -> float:
                for s in instance.get_run_step_stats(result.run_id) if s.step_key == "site")
 
 
+def materialize_weeks(settings: Settings, instance: dg.DagsterInstance, first: str, last: str):
+    """One run over the whole weeks ``first`` ... ``last`` (Mondays): the weekly digests and the site."""
+    defs = build_definitions(settings)
+    return dg.materialize(
+        list(defs.assets),
+        selection=weekly_selection(),
+        resources=defs.resources,
+        instance=instance,
+        tags={"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last},
+        raise_on_error=False,
+        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
+    )
+
+
 def main() -> int:
     try:
         settings = load_settings()
@@ -67,6 +83,14 @@ def main() -> int:
         return 1
     print(f"\nMaterialized {first} ... {last} in one run ({elapsed:.1f} s).")
     print(step_times(result, instance, elapsed, os.environ.get("VLLM_DIGEST_DEMO_INSTALL_MS")))
+    # the whole weeks among those days, in a second run: weekly partitions cannot share a run with days
+    weeks = weekly_partitions(settings).get_partition_keys()
+    if weeks:
+        if not materialize_weeks(settings, instance, weeks[0], weeks[-1]).success:
+            print("the weekly digest run failed; see the log above", file=sys.stderr)
+            return 1
+        print(f"Weekly digests {weeks[0]} ... {weeks[-1]} ({len(weeks)} weeks): "
+              f"{report_dir(settings, settings.repos[0]) / 'weekly'}")
     for repo in settings.repos:
         folder = report_dir(settings, repo)
         print(f"Reports for {repo.full_name}: {folder}")

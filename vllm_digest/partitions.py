@@ -166,3 +166,62 @@ def utc_offset_label(moment: dt.datetime) -> str:
     sign = "+" if minutes >= 0 else "-"
     hours, mins = divmod(abs(minutes), 60)
     return f"UTC{sign}{hours}" + (f":{mins:02d}" if mins else "")
+
+
+# ---- weeks: Monday to Sunday, each the union of its seven day windows ----
+
+WEEK_DAYS = 7
+
+
+def week_days(key: str) -> list[str]:
+    """The seven day keys of the week ``key`` (its Monday), Monday first."""
+    monday = parse_day(key)
+    if monday.weekday() != 0:
+        raise ValueError(f"week key {key!r} is not a Monday")
+    return [(monday + dt.timedelta(days=i)).isoformat() for i in range(WEEK_DAYS)]
+
+
+def first_week(settings: Settings) -> dt.date:
+    """The first whole week's Monday: the start date's, or the next one (a week starting before the
+    first day would be counted short)."""
+    start = settings.start_date
+    return start + dt.timedelta(days=(7 - start.weekday()) % 7)
+
+
+def last_week(settings: Settings) -> dt.date | None:
+    """The last whole week's Monday when the days end (``last_day``), else None (weeks run on)."""
+    last = last_day(settings)
+    if last is None:
+        return None
+    return last - dt.timedelta(days=last.weekday()) - dt.timedelta(days=0 if last.weekday() == 6 else WEEK_DAYS)
+
+
+def weekly_partitions(settings: Settings) -> dg.WeeklyPartitionsDefinition:
+    """One key per whole week (its Monday, ``YYYY-MM-DD``), Monday to Sunday in the configured
+    timezone: the window runs from the Monday's cutoff to the next Monday's, exactly the union of
+    its seven day windows, so a week holds the days the daily partitions hold and no other moment."""
+    last = last_week(settings)
+    end_date = None
+    if last is not None and last < first_week(settings):
+        # the days hold no whole week: an end before the first week (Dagster keeps a week that starts at
+        # its end_date), so there are none
+        end_date = dt.datetime.combine(first_week(settings) - dt.timedelta(days=1), dt.time(0))
+    elif last is not None:
+        # keep ``last`` as the last week: inside the next week's window, as _partitions_end does for days
+        sunday = last + dt.timedelta(days=WEEK_DAYS - 1)
+        end_date = _partitions_end(sunday, settings)
+    return dg.WeeklyPartitionsDefinition(
+        start_date=first_week(settings).strftime(DAY_FORMAT),
+        end_date=end_date,
+        timezone=settings.timezone,
+        day_offset=1,  # Monday
+        hour_offset=settings.cutoff.hour,
+        minute_offset=settings.cutoff.minute,
+        end_offset=0,
+        fmt=DAY_FORMAT,
+    )
+
+
+def context_weeks(context: dg.AssetExecutionContext) -> list[str]:
+    """The weeks (Mondays) this run covers: one, or many for a single-run backfill."""
+    return sorted(context.partition_keys)

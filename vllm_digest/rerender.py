@@ -1,4 +1,4 @@
-"""The baseline sensor: building a day re-renders the later days whose topic trends it feeds.
+"""The baseline sensor: building a day re-renders the later days whose topic trends and follow-ups it feeds.
 
 A day's topic trend compares it with the ``N`` days before it (the taxonomy's
 ``trend.baseline_days``, 7 by default), read from the warehouse as they are when the
@@ -10,10 +10,19 @@ again. The rule that makes a report independent of the order days were built in:
     already built are re-rendered, in one follow-up run per repository and block of
     consecutive days.
 
+The follow-ups section reads the same way: a day's follow-ups are the items the reports of
+the ``FOLLOW_UP_DAYS`` (14) days before it featured (``mart_section_picks``) that moved that
+day, so a re-run of a day can change the follow-ups of the 14 days after it and of no day
+before it. N is therefore the longer of the two look-backs: max(trend baseline, 14).
+
 The follow-up run selects only the analytics marts, the report and the site: their
 inputs (the raw landing and the warehouse layers of those days) are already there, so
 it fetches nothing and costs no API request. It is tagged, and a tagged run triggers
 nothing further: re-rendering a day changes no day's baseline, only its own trend.
+
+The weekly digests read the same daily marts: a run that built days of a week whose digest is
+already rendered (a late re-run of the week's last days, a backfill, a follow-up run) asks for
+that week again, in one run of the weekly job per repository, which fetches nothing either.
 
 Why a sensor and not the schedule: the schedule's late re-runs already keep the days
 of normal operation complete (each day is built after the days before it), but a
@@ -29,9 +38,11 @@ import datetime as dt
 import dagster as dg
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS
-from vllm_digest.report.assets import REPORT_ASSET
+from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
+from vllm_digest.partitions import WEEK_DAYS
+from vllm_digest.report.assets import REPORT_ASSET, WEEKLY_ASSET
 from vllm_digest.site.assets import SITE_KEY
-from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
+from vllm_digest.schedules import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
 from vllm_digest.settings import Settings
 
 BASELINE_SENSOR = "baseline_rerender_sensor"
@@ -77,6 +88,44 @@ def rerender_keys(prefix: list[str]) -> list[dg.AssetKey]:
             dg.AssetKey(SITE_KEY)]
 
 
+def rendered_weeks(first: dt.date, last: dt.date, rendered: set[str]) -> list[str]:
+    """The Mondays of the weeks holding a day of ``first`` ... ``last`` whose digest is ``rendered``."""
+    monday = first - dt.timedelta(days=first.weekday())
+    out = []
+    while monday <= last:
+        if monday.isoformat() in rendered:
+            out.append(monday.isoformat())
+        monday += dt.timedelta(days=WEEK_DAYS)
+    return out
+
+
+def weekly_requests(settings: Settings, run: dg.DagsterRun, instance: dg.DagsterInstance) -> list[dg.RunRequest]:
+    """The weekly digests to render again after ``run`` rebuilt the analytics of some of their days: the
+    already-rendered weeks holding those days, one run of the weekly job per repository."""
+    span = run_days(dict(run.tags))
+    if span is None:
+        return []
+    requests = []
+    for repo in settings.repos:
+        if not _built_by(instance, dg.AssetKey([*repo.key_prefix, TOPIC_MART]), span[1].isoformat(), run):
+            continue
+        weeks = rendered_weeks(*span, instance.get_materialized_partitions(dg.AssetKey([*repo.key_prefix, WEEKLY_ASSET])))
+        if weeks:
+            requests.append(dg.RunRequest(
+                run_key=f"{run.run_id}:{repo.slug}:weeks:{weeks[0]}",
+                job_name=WEEKLY_JOB,
+                # the weeks between the first and the last are re-rendered too: a range run, like any backfill
+                tags={RANGE_START_TAG: weeks[0], RANGE_END_TAG: weeks[-1], RERENDER_TAG: run.run_id},
+            ))
+    return requests
+
+
+def _built_by(instance: dg.DagsterInstance, key: dg.AssetKey, day: str, run: dg.DagsterRun) -> bool:
+    """Whether ``run`` is the latest materialization of ``key`` for ``day``."""
+    latest = instance.fetch_materializations(dg.AssetRecordsFilter(key, asset_partitions=[day]), limit=1)
+    return bool(latest.records) and latest.records[0].run_id == run.run_id
+
+
 def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.DagsterInstance,
                       window: int) -> list[dg.RunRequest]:
     """The follow-up runs that a successful ``run`` calls for (none for a follow-up run itself)."""
@@ -91,24 +140,32 @@ def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagst
         topic_key = dg.AssetKey([*repo.key_prefix, TOPIC_MART])
         # only a run that built the trends of its last day changes its followers' baselines (a report-only
         # or fetch-only run does not); a later run that rebuilt that day again triggers this sensor itself
-        latest = instance.fetch_materializations(dg.AssetRecordsFilter(topic_key, asset_partitions=[last]), limit=1)
-        if not latest.records or latest.records[0].run_id != run.run_id:
+        if not _built_by(instance, topic_key, last, run):
             continue
         built = instance.get_materialized_partitions(topic_key)
         for block in follower_blocks(span[1], built, window):
             requests.append(dg.RunRequest(
                 run_key=f"{run.run_id}:{repo.slug}:{block[0]}",
+                job_name=DAILY_JOB,
                 asset_selection=rerender_keys(repo.key_prefix),
                 tags={RANGE_START_TAG: block[0], RANGE_END_TAG: block[-1], RERENDER_TAG: run.run_id},
             ))
     return requests
 
 
-def build_baseline_sensor(settings: Settings, job, window: int) -> dg.RunStatusSensorDefinition:
+def followers_window(trend_baseline_days: int) -> int:
+    """How many days after a run's last day read what it built: the trend baseline's and the follow-ups'."""
+    return max(trend_baseline_days, FOLLOW_UP_DAYS)
+
+
+def build_baseline_sensor(settings: Settings, job, trend_window: int, weekly_job=None) -> dg.RunStatusSensorDefinition:
+    window = followers_window(trend_window)
+    jobs = [job] if weekly_job is None else [job, weekly_job]
+
     @dg.run_status_sensor(
         name=BASELINE_SENSOR,
         run_status=dg.DagsterRunStatus.SUCCESS,
-        request_job=job,
+        request_jobs=jobs,
         # UI backfills, scheduled ticks and `dagster asset materialize -m …` (another location name) alike
         monitor_all_code_locations=True,
         # RUNNING: it only follows runs someone launched and never fetches, so it spends no API request
@@ -116,14 +173,18 @@ def build_baseline_sensor(settings: Settings, job, window: int) -> dg.RunStatusS
         description=(
             f"After a run succeeds for days first..last, re-renders the already-built days among the "
             f"{window} after last (analytics, report, site; no fetch), whose topic trends compare "
-            f"with the days that run built. Follow-up runs carry the tag {RERENDER_TAG} and trigger nothing."
+            f"with the days that run built and whose follow-ups read the items those days featured. "
+            f"It also re-renders the weekly digests already rendered for the weeks whose days a run built. "
+            f"Follow-up runs carry the tag {RERENDER_TAG} and trigger no further daily runs."
         ),
     )
     def baseline_rerender_sensor(context: dg.RunStatusSensorContext):
         run = context.dagster_run
+        # a daily follow-up run re-renders its days' weeks, and nothing more; a weekly run changes no day
+        weekly = weekly_requests(settings, run, context.instance) if weekly_job is not None else []
         if RERENDER_TAG in run.tags:
-            return dg.SkipReason(f"run {run.run_id} re-rendered days itself; it triggers nothing")
-        requests = rerender_requests(settings, run, context.instance, window)
+            return weekly or dg.SkipReason(f"run {run.run_id} re-rendered days itself; it triggers no other day")
+        requests = rerender_requests(settings, run, context.instance, window) + weekly
         if not requests:
             return dg.SkipReason(f"run {run.run_id}: no built day within {window} days after the days it built")
         return requests

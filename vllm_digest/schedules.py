@@ -17,13 +17,19 @@ import datetime as dt
 
 import dagster as dg
 
-from vllm_digest.partitions import last_day, window_for_day
+from vllm_digest.partitions import WEEK_DAYS, first_week, last_day, last_week, window_for_day
 from vllm_digest.settings import Settings
 from vllm_digest.taxonomy.loader import taxonomy_from_settings
 
 EXECUTORS = {"in_process": dg.in_process_executor, "multiprocess": dg.multiprocess_executor}
 DAILY_JOB = "daily_digest"
 DAILY_SCHEDULE = "daily_digest_schedule"
+WEEKLY_JOB = "weekly_digest"
+WEEKLY_SCHEDULE = "weekly_digest_schedule"
+# the weekly digests' asset group: weekly partitions, so a job of their own (a run covers one partitions
+# definition); the daily job takes every other asset
+WEEKLY_GROUP = "weekly"
+SITE_GROUP = "site"
 RANGE_START_TAG = "dagster/asset_partition_range_start"
 RANGE_END_TAG = "dagster/asset_partition_range_end"
 
@@ -90,13 +96,24 @@ def days_to_refresh(settings: Settings, tick: dt.datetime) -> list[str]:
     return [(first + dt.timedelta(days=i)).isoformat() for i in range((closed - first).days + 1)]
 
 
+def daily_selection() -> dg.AssetSelection:
+    """Every asset of the daily partitions (and the site): all but the weekly digests, whose weeks a run
+    over days cannot carry (a run covers one partitions definition)."""
+    return dg.AssetSelection.all() - dg.AssetSelection.groups(WEEKLY_GROUP)
+
+
+def weekly_selection() -> dg.AssetSelection:
+    """The weekly digests and the site that lists them."""
+    return dg.AssetSelection.groups(WEEKLY_GROUP, SITE_GROUP)
+
+
 def build_daily_job(settings: Settings) -> dg.UnresolvedAssetJobDefinition:
     # partitioning is inferred from the assets (passing it is deprecated);
     # no executor here: the job takes the Definitions' executor, so
     # VLLM_DIGEST_EXECUTOR switches scheduled runs and UI launches alike
     return dg.define_asset_job(
         DAILY_JOB,
-        selection=dg.AssetSelection.all(),
+        selection=daily_selection(),
         description=(
             "Every repository's whole graph, ingest (raw) -> warehouse (stg -> core -> mart) -> analytics "
             "-> report, then the site over every report, for a range of days in one run."
@@ -143,16 +160,78 @@ def build_daily_schedule(settings: Settings, job) -> dg.ScheduleDefinition:
     )
 
 
+def build_weekly_job(settings: Settings) -> dg.UnresolvedAssetJobDefinition:
+    return dg.define_asset_job(
+        WEEKLY_JOB,
+        selection=weekly_selection(),
+        description=(
+            "Every repository's weekly digest (Monday to Sunday, from the daily marts, no fetch), then the site "
+            "that lists it, for a range of weeks in one run."
+        ),
+    )
+
+
+def weekly_cron(settings: Settings) -> str:
+    """``MM HH * * D``: the Monday's cutoff + lag + REPORT_GRACE_MINUTES, local time, so the daily run of the
+    week's Sunday (ticking at cutoff + lag) has had its grace to land first; past midnight it is Tuesday."""
+    total = settings.cutoff.hour * 60 + settings.cutoff.minute + settings.schedule_lag_minutes + REPORT_GRACE_MINUTES
+    days, minutes = divmod(total, DAY_MINUTES)
+    return f"{minutes % 60} {minutes // 60} * * {(1 + days) % 7}"
+
+
+def week_to_build(settings: Settings, tick: dt.datetime) -> dt.date | None:
+    """The Monday of the latest week whose last day's window closed by ``tick`` (judged by
+    ``window_for_day``, like the daily tick), or None before the first whole week."""
+    local = tick.astimezone(settings.tz).date()
+    monday = local - dt.timedelta(days=local.weekday())
+    for back in range(3):
+        week = monday - dt.timedelta(days=WEEK_DAYS * back)
+        sunday = week + dt.timedelta(days=WEEK_DAYS - 1)
+        if window_for_day(sunday.isoformat(), settings).end <= tick:
+            return week if week >= first_week(settings) else None
+    return None
+
+
+def build_weekly_schedule(settings: Settings, job) -> dg.ScheduleDefinition:
+    last = last_week(settings)
+
+    def evaluate(context: dg.ScheduleEvaluationContext):
+        tick = context.scheduled_execution_time
+        week = week_to_build(settings, tick)
+        if week is None:
+            return dg.SkipReason(f"no whole week from {first_week(settings)} on has closed at {tick.isoformat()}")
+        if last is not None and week > last:
+            return dg.SkipReason(f"the week of {week} is after the last whole week {last}")
+        key = week.isoformat()
+        return dg.RunRequest(run_key=key, tags={RANGE_START_TAG: key, RANGE_END_TAG: key})
+
+    return dg.ScheduleDefinition(
+        name=WEEKLY_SCHEDULE,
+        job=job,
+        cron_schedule=weekly_cron(settings),
+        execution_timezone=settings.timezone,
+        execution_fn=evaluate,
+        default_status=dg.DefaultScheduleStatus.STOPPED,  # like the daily schedule: turned on by hand
+        description=(
+            f"Ticks after each week's Sunday has closed (cutoff {settings.cutoff:%H:%M} + "
+            f"{settings.schedule_lag_minutes} + {REPORT_GRACE_MINUTES} min, {settings.timezone}, the daily "
+            "run of that Sunday having had its grace); one run of the weekly digests of that week and the site."
+        ),
+    )
+
+
 def defs(settings: Settings) -> dg.Definitions:
-    """The job, its schedule, the sensor that re-renders the days whose trend baseline a run fed, and
-    the executor every run takes (scheduled, launched from the UI, backfills)."""
+    """The daily job and its schedule, the weekly job and its schedule, the sensor that re-renders the days
+    whose trend baseline and follow-ups a run fed, and the executor every run takes (scheduled, launched
+    from the UI, backfills)."""
     from vllm_digest.rerender import build_baseline_sensor  # it builds on this module's job and tags
 
     job = build_daily_job(settings)
+    weekly = build_weekly_job(settings)
     window = taxonomy_from_settings(settings).params()["trend_baseline_days"]
     return dg.Definitions(
-        jobs=[job],
-        schedules=[build_daily_schedule(settings, job)],
-        sensors=[build_baseline_sensor(settings, job, window)],
+        jobs=[job, weekly],
+        schedules=[build_daily_schedule(settings, job), build_weekly_schedule(settings, weekly)],
+        sensors=[build_baseline_sensor(settings, job, window, weekly)],
         executor=EXECUTORS[settings.executor],
     )

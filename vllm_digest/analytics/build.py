@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 import duckdb
 
 from vllm_digest.analytics.prefilter import NONE_KNOWN, candidates, required_runs
+from vllm_digest.analytics.picks import picks_params
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
 from vllm_digest.taxonomy import Taxonomy
@@ -51,6 +52,10 @@ ANALYTICS_MODELS = (
     "int_selection_features",
     "mart_key_changes",
     "mart_notable_issues",
+    # after every selection mart: the items each day's report features, then the earlier days' picks
+    # that moved today (reads this table's rows of the days before, fresh for the batch's own days)
+    "mart_section_picks",
+    "mart_follow_ups",
 )
 
 # the model that runs the taxonomy's regexes: one copy of its query per rule (text_hits_statement)
@@ -74,6 +79,7 @@ def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy
         "window_ends": [w.end for w in ordered],
         **taxonomy.params(),
         **(weights or load_selection_weights()).params(),
+        **picks_params(),
     }
 
 

@@ -34,7 +34,8 @@ Day = tuple[DayReport, ...]
 
 def _inputs(report: DayReport, focus: FocusArea) -> dict[str, SectionInput]:
     packs = facts_packs(report, focus)
-    return {s.id: SectionInput(packs[s.id], s.markdown) for s in report.sections}
+    # a section without a facts pack (the follow-ups: facts only) keeps its deterministic body
+    return {s.id: SectionInput(packs[s.id], s.markdown) for s in report.sections if s.id in packs}
 
 
 def prefetch_cache(con: duckdb.DuckDBPyConnection, config: NarrativeConfig, days: list[Day], focus: FocusArea) -> BatchedStore:

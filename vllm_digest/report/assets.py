@@ -4,16 +4,20 @@ import dagster as dg
 
 from vllm_digest.narrative.narration import narrate_reports, prefetch_cache
 from vllm_digest.narrative.resource import NarrativeResource
-from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS, SINGLE_RUN, context_windows, daily_partitions, day_span
+from vllm_digest.partitions import (
+    PER_DAY_METADATA_MAX_DAYS, SINGLE_RUN, context_weeks, context_windows, daily_partitions, day_span, weekly_partitions,
+)
 from vllm_digest.report.build import build_reports, featured_focus
 from vllm_digest.report.model import DayReport
 from vllm_digest.report.queries import TABLES_READ
 from vllm_digest.report.render import render_markdown, report_dir, write_report
-from vllm_digest.schedules import report_freshness_policy
+from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
+from vllm_digest.schedules import WEEKLY_GROUP, report_freshness_policy
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.resource import WAREHOUSE_POOL, WarehouseResource
 
 REPORT_ASSET = "daily_report"
+WEEKLY_ASSET = "weekly_digest"
 
 
 def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
@@ -95,10 +99,51 @@ def report_metadata(settings: Settings, repo: RepoRef, reports: list[DayReport],
     return metadata
 
 
+def build_weekly_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
+    @dg.asset(
+        key=[*repo.key_prefix, WEEKLY_ASSET],
+        # the daily marts it sums; Dagster maps each week to its seven days (no offset: the week before is
+        # read from the warehouse as it stands, like every look-back here)
+        deps=[dg.AssetKey([*repo.key_prefix, t]) for t in WEEKLY_TABLES_READ],
+        partitions_def=partitions_def,
+        backfill_policy=SINGLE_RUN,
+        pool=WAREHOUSE_POOL,
+        group_name=WEEKLY_GROUP,
+        kinds={"markdown", "html", "jinja"},
+        description=(
+            f"The weekly digest of {repo.full_name}, Monday to Sunday in the configured timezone and cutoff: "
+            "the week's five counts beside the week before's (sums of mart_daily_counts), its topics ranked by "
+            "mart_topic_daily's surprise (the week's peak), the key changes its daily reports featured "
+            "and that were merged within it, and what became of the items those reports featured (mart_follow_ups). "
+            "Built from the daily marts without fetching, written to "
+            f"`reports/{repo.owner}/{repo.name}/weekly/<monday>.<lang>.md`, `.html` and `<monday>.json` "
+            f"(languages: {', '.join(settings.languages)}); the site lists it and its feed carries it."
+        ),
+    )
+    def weekly_digest(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
+        weeks = context_weeks(context)
+        with warehouse.connect(read_only=True) as con:
+            built = build_weeks(con, settings, repo, weeks)
+        for week in built:
+            write_week(settings, repo, week)
+        context.log.info(f"wrote weekly digests for {repo.full_name}: {', '.join(weeks)}")
+        first = built[0][0]
+        metadata: dict = {"weeks": ", ".join(weeks), "weekly_dir": dg.MetadataValue.path(str(weekly_dir(settings, repo)))}
+        if len(built) == 1:
+            metadata.update({"days_held": first.days_held, "featured": first.featured, "moved": first.moved,
+                             **{c.key: c.this for c in first.counts}})
+        return dg.MaterializeResult(metadata=metadata)
+
+    return weekly_digest
+
+
 def defs(settings: Settings) -> dg.Definitions:
-    """The report stage: one report asset per repository, and the narrative resource it may call."""
+    """The report stage: one daily report and one weekly digest asset per repository, and the narrative
+    resource the daily report may call."""
     partitions_def = daily_partitions(settings)
+    weeks = weekly_partitions(settings)
     return dg.Definitions(
-        assets=[build_report_asset(repo, settings, partitions_def) for repo in settings.repos],
+        assets=[a for repo in settings.repos
+                for a in (build_report_asset(repo, settings, partitions_def), build_weekly_asset(repo, settings, weeks))],
         resources={"narrative": NarrativeResource.from_settings(settings.narrative)},
     )

@@ -10,6 +10,7 @@ tables give the same bytes.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Callable
 
 import duckdb
 
@@ -34,6 +35,12 @@ def item_url(settings: Settings, repo: RepoRef, kind: str, number: int) -> str:
     """Built from our own config, never from payload text."""
     path = "pull" if kind == "pr" else "issues"
     return f"{settings.github_web_url}/{repo.full_name}/{path}/{int(number)}"
+
+
+def day_href(language: str) -> Callable[[str, str], str]:
+    """(day, extension) -> an earlier day's report in ``language``, beside this one in the same folder
+    (reports/<owner>/<name>/, as on disk and on the published site)."""
+    return lambda day, ext: f"{day}.{language}.{ext}"
 
 
 def featured_focus(settings: Settings) -> FocusArea:
@@ -102,7 +109,7 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
             complete=bool(manifest["complete"]),
         ),
         lists=lists,
-        sections=build_sections(data, Wording(t, featured_focus(settings), url_for), charts),
+        sections=build_sections(data, Wording(t, featured_focus(settings), url_for, day_href(language)), charts),
         counts_chart=charts["counts"],
         catalog=t,
         data=data,

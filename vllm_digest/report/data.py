@@ -40,6 +40,8 @@ class DayData:
     hotness_parts: list[dict]
     # focus items kept off the list (mart_focus_items.demoted): reason -> how many, for the section's one line
     focus_demoted: dict[str, int] = field(default_factory=dict)
+    # items an earlier report featured that moved today (mart_follow_ups), in follow_rank order
+    follow_ups: list[dict] = ()
 
 
 def _with_items(found: list[dict], items: dict[int, dict], **extra) -> list[dict]:
@@ -209,4 +211,5 @@ def gather(repo: str, day: str, found: dict[str, list[dict]]) -> DayData:
         topic_history=topic_history(found["topic_history"], [t["topic"] for t in found_topics]),
         hotness_parts=hotness_components(found["hotness"]),
         focus_demoted=demoted_counts(found["focus"]),
+        follow_ups=[{**r, "first_reported": r["first_reported"].isoformat()} for r in found["follow_ups"]],
     )

@@ -26,12 +26,23 @@ class Quote:
     quote: str
 
 
-Part = Union[str, Quote]
+@dataclass(frozen=True)
+class Link:
+    """A link of ours inside a line: to another of our own files, one address per format (a Markdown
+    page links to the Markdown file beside it, an HTML page to the HTML one), both relative, so they
+    work from a checkout, file:// and the published site alike."""
+
+    text: str
+    md_href: str
+    html_href: str
+
+
+Part = Union[str, Quote, Link]
 
 
 def joined(parts: tuple[Part, ...]) -> str:
-    """A line given as parts, as one string (Markdown, JSON and feeds print it so)."""
-    return "".join(p.quote if isinstance(p, Quote) else p for p in parts)
+    """A line given as parts, as one string (JSON and feeds print it so)."""
+    return "".join(p.quote if isinstance(p, Quote) else p.text if isinstance(p, Link) else p for p in parts)
 
 
 @dataclass(frozen=True)

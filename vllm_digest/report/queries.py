@@ -13,12 +13,14 @@ from typing import Sequence
 
 import duckdb
 
+from vllm_digest.analytics.picks import SELECTION_LIMITS
 from vllm_digest.warehouse.sql_files import bind, read_sql
 
 HISTORY_DAYS = 30
 # what the sections list: hot discussions, topics, ranked changes and issues, the hotness chart's bars,
 # the threads (an issue and its PRs) named under a topic, the most active PR authors
-LIMITS = {"hot_limit": 3, "topic_limit": 5, "parts_limit": 5, "topic_threads": 3, "top_authors": 3}
+# (the sections' limits are the analytics' SELECTION_LIMITS, so mart_section_picks records what the report shows)
+LIMITS = {**SELECTION_LIMITS, "parts_limit": 5, "top_authors": 3}
 # mart_item_hotness: the stored parts of each score, in the order a chart stacks them
 HOTNESS_PARTS = (
     "comments_points", "participants_points", "reviews_points",
@@ -32,7 +34,7 @@ QUERIES = {
     "daily_counts": True, "manifest": False, "members": True, "items": False, "comments": False,
     "known_refs": False, "focus": False, "hotness": False, "topics": False, "topic_members": False,
     "key_changes": False, "notable": False, "people": False, "activity": True, "top_authors": False,
-    "stale_closed": False,
+    "stale_closed": False, "follow_ups": False,
 }
 # history queries: every day of the batch's HISTORY_DAYS-day windows, sliced per day in Python
 HISTORY_QUERIES = ("topic_history", "count_history")
@@ -42,6 +44,7 @@ TABLES_READ = (
     "stg_fetch_manifest", "core_items", "core_item_texts", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts",
     "mart_focus_items", "mart_item_hotness", "mart_topic_daily", "mart_item_topics",
     "mart_key_changes", "mart_notable_issues", "mart_activity_daily", "int_item_junk", "int_item_areas",
+    "mart_follow_ups",
 )
 
 

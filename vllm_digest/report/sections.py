@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
 from vllm_digest.i18n import Catalog
 from vllm_digest.report.data import DayData
 from vllm_digest.report.gist import excerpt
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
-from vllm_digest.report.model import Chart, Comment, Group, Item, Part, Quote, Section, joined
+from vllm_digest.report.model import Chart, Comment, Group, Item, Link, Part, Quote, Section, joined
 from vllm_digest.taxonomy import FocusArea
 from vllm_digest.warehouse.bodies import WHAT_CHARS
 
@@ -34,6 +35,8 @@ REGISTRY = {
     "discussions": ("💬", "mart_item_hotness"),
     "topics": ("🔥", "mart_topic_daily"),
     "key_changes": ("🛠️", "mart_key_changes"),
+    # facts only (no narrative): what became of the items earlier reports featured
+    "follow_ups": ("🔁", "mart_follow_ups"),
     "activity": ("📈", "mart_activity_daily"),
     "notable": ("💡", "mart_notable_issues"),
 }
@@ -47,6 +50,8 @@ class Wording:
     t: Catalog
     focus: FocusArea
     url_for: Callable[[str, int], str]
+    # (day, "md" | "html") -> the relative address of that day's report in this language (build.day_href)
+    day_href: Callable[[str, str], str]
 
     @property
     def names(self) -> str:
@@ -140,7 +145,7 @@ def doc_markdown(section: Section, colon: str) -> str:
             if e.gist:
                 line += f" — {md_inline(e.gist, WHAT_CHARS)}"
             if e.meta:
-                line += f" ({md_inline(e.meta, 300)})"
+                line += f" ({_meta_markdown(e.meta_parts) if _has_link(e.meta_parts) else md_inline(e.meta, 300)})"
             out.append(line)
             for q in e.quotes:
                 out.append(f"  - {md_inline(q.author, 80)}: “{md_inline(q.text, 160)}”")
@@ -148,6 +153,16 @@ def doc_markdown(section: Section, colon: str) -> str:
         out.append("")
         out.append(f"**{section.tail_label}**{colon}{md_inline(section.tail, LEAD_CHARS)}")
     return "\n".join(out)
+
+
+def _has_link(parts: tuple[Part, ...]) -> bool:
+    return any(isinstance(p, Link) for p in parts)
+
+
+def _meta_markdown(parts: tuple[Part, ...]) -> str:
+    """A line with links of ours: each text part made safe on its own, each link written as a link."""
+    return "".join(f"[{md_inline(p.text, 80)}]({p.md_href})" if isinstance(p, Link) else
+                   md_inline(p.quote if isinstance(p, Quote) else p, 300) for p in parts)
 
 
 def _pct(x: float | None) -> str:
@@ -423,6 +438,38 @@ def _key_changes(data: DayData, w: Wording) -> _Body:
     return _Body(t("key_changes.lead"), (Group("", tuple(entries)),))
 
 
+def _move(row: dict, move: str, w: Wording) -> list:
+    """One move in words; a maintainer's login stays a quote."""
+    t = w.t
+    if move in ("linked_pr_merged", "linked_pr_opened"):
+        prs = row["linked_prs_merged"] if move == "linked_pr_merged" else row["linked_prs_opened"]
+        refs = t("language.list_sep").join(item_ref("pr", n, t) for n in prs or [])
+        return [t(f"follow_ups.move.{move}", prs=refs)]
+    if move == "maintainer_response":
+        return [t("follow_ups.move.maintainer_response"), Quote(author_name(row["responder"]))]
+    if move == "comment_burst":
+        return [t("follow_ups.move.comment_burst", comments=int(row["comments"] or 0))]
+    return [t(f"follow_ups.move.{move}")]
+
+
+def _follow_ups(data: DayData, w: Wording) -> _Body:
+    t = w.t
+    rows = list(data.follow_ups)
+    if not rows:
+        return _Body(t("follow_ups.none", days=FOLLOW_UP_DAYS))
+    entries = []
+    for row in rows:  # every one, one line each: a follow-up is short
+        moved: list = []
+        for index, move in enumerate(row["moves"]):
+            moved.extend(([t("follow_ups.sep")] if index else []) + _move(row, move, w))
+        day = row["first_reported"]
+        section = t(f"section.{row['first_section']}", focus=w.focus.name(w.names))
+        meta = [*moved, t("follow_ups.first_reported", section=section),
+                Link(day, w.day_href(day, "md"), w.day_href(day, "html"))]
+        entries.append(_entry(row, w, meta, gist=""))
+    return _Body(t("follow_ups.lead", count=len(rows), days=FOLLOW_UP_DAYS), (Group("", tuple(entries)),))
+
+
 def _hours(x) -> str:
     return "—" if x is None else f"{float(x):.1f} h"
 
@@ -488,7 +535,7 @@ def _notable(data: DayData, w: Wording) -> _Body:
 
 BUILDERS = {
     "summary": _summary, "focus": _focus, "discussions": _discussions, "topics": _topics,
-    "key_changes": _key_changes, "activity": _activity, "notable": _notable,
+    "key_changes": _key_changes, "follow_ups": _follow_ups, "activity": _activity, "notable": _notable,
 }
 # which chart a section shows (report/charts.py), and whether above its body
 CHARTS = {"summary": ("counts", False), "discussions": ("hotness", False), "topics": ("topics", True)}

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
 from vllm_digest import day_file
 from vllm_digest.report.markdown_safe import plain_inline
 from vllm_digest.report.render import report_dir
+from vllm_digest.report.weekly import weekly_dir
 from vllm_digest.settings import RepoRef, Settings
 
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
@@ -88,6 +90,66 @@ def read_day(path: Path, repo: RepoRef, languages: tuple[str, ...]) -> ReportDay
         hot=_hot(path, doc),
         pages=pages,
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class ReportWeek:
+    """A weekly digest on disk (report/weekly.py): its Monday, Sunday, window, counts and pages."""
+
+    repo: RepoRef
+    week: str
+    last_day: str
+    end: dt.datetime
+    counts: dict[str, int]
+    complete: bool
+    featured: int
+    moved: int
+    pages: dict[str, Path]
+
+
+def _count(path: Path, doc: dict, key: str) -> int:
+    value = doc.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _fail(path, f"{key} is not a count", value)
+    return value
+
+
+def read_week(path: Path, repo: RepoRef, languages: tuple[str, ...]) -> ReportWeek:
+    """One ``weekly/<monday>.json``, checked against its name and repo; pages in ``languages``."""
+    week = path.name.removesuffix(".json")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise SiteInputError(f"{path}: not a readable JSON week summary: {exc}") from None
+    if not isinstance(doc, dict):
+        raise _fail(path, "not a JSON object", type(doc).__name__)
+    if doc.get("week") != week:
+        raise _fail(path, f"week is not {week}", doc.get("week"))
+    if doc.get("repo") != repo.full_name:
+        raise _fail(path, f"repo is not {repo.full_name}", doc.get("repo"))
+    last = doc.get("last_day")
+    if not isinstance(last, str) or not _DAY_FILE.match(f"{last}.json"):
+        raise _fail(path, "last_day is not a day YYYY-MM-DD", last)
+    return ReportWeek(
+        repo=repo,
+        week=week,
+        last_day=last,
+        end=day_file.window_moment(path, doc, "end", SiteInputError),
+        counts=day_file.counts(path, doc, SiteInputError),
+        complete=bool(doc.get("complete", True)),
+        featured=_count(path, doc, "featured"),
+        moved=_count(path, doc, "moved"),
+        pages={lang: page for lang in languages if (page := path.with_name(f"{week}.{lang}.html")).is_file()},
+    )
+
+
+def repo_weeks(settings: Settings, repo: RepoRef) -> list[ReportWeek]:
+    """Every rendered weekly digest of one repository, newest first."""
+    folder = weekly_dir(settings, repo)
+    if not folder.is_dir():
+        return []
+    files = sorted((p for p in folder.iterdir() if _DAY_FILE.match(p.name)), reverse=True)
+    return [read_week(p, repo, settings.languages) for p in files]
 
 
 def repo_days(settings: Settings, repo: RepoRef) -> list[ReportDay]:

@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from vllm_digest.report.build import item_url
 from vllm_digest.report.render import relative_href, render_html_template
 from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.site.catalog import ReportDay
+from vllm_digest.site.catalog import ReportDay, ReportWeek
 
 ATOM = "http://www.w3.org/2005/Atom"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -64,9 +64,30 @@ def entry_content(settings: Settings, day: ReportDay) -> str:
     return render_html_template("feed_entry.html.j2", summaries=summaries, hot=hot)
 
 
-def atom_feed(settings: Settings, days: list[ReportDay]) -> str:
-    """The feed over ``days`` (any order; written newest first)."""
+def week_entry_id(settings: Settings, repo: RepoRef, week: str) -> str:
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"{settings.github_web_url}/{repo.full_name}#vllm-digest/week/{week}").urn
+
+
+def _week_entry(settings: Settings, root: ET.Element, week: ReportWeek) -> None:
+    t = settings.catalog(settings.feed_language)
+    title = t("feed.week_entry", name=settings.display_name(week.repo), week=week.week, last_day=week.last_day,
+              **week.counts) + ("" if week.complete else t("feed.incomplete"))
+    updated = week.end.isoformat(timespec="seconds")
+    entry = _sub(root, "entry")
+    _sub(entry, "id", week_entry_id(settings, week.repo, week.week))
+    _sub(entry, "title", title)
+    _sub(entry, "updated", updated)
+    _sub(entry, "published", updated)
+    for lang, page in week.pages.items():
+        _sub(entry, "link", rel="alternate", type="text/html", hreflang=lang, href=relative_href(page, settings.site_dir))
+    _sub(entry, "summary", t("feed.week_summary", featured=week.featured, moved=week.moved), type="text")
+
+
+def atom_feed(settings: Settings, days: list[ReportDay], weeks: list[ReportWeek] = ()) -> str:
+    """The feed over ``days`` and ``weeks`` (any order; written newest first, a week after the day that
+    closes it)."""
     days = sorted(days, key=lambda d: (d.end, d.repo.full_name), reverse=True)
+    weeks = sorted(weeks, key=lambda w: (w.end, w.repo.full_name), reverse=True)
     t = settings.catalog(settings.feed_language)
     names = ", ".join(settings.display_name(r) for r in settings.repos)
     root = ET.Element("feed", {"xmlns": ATOM, XML_LANG: settings.feed_language})
@@ -77,13 +98,18 @@ def atom_feed(settings: Settings, days: list[ReportDay]) -> str:
     _sub(root, "title", t("feed.title", names=names))
     _sub(root, "subtitle", t("feed.subtitle"))
     # an empty feed still needs a stable updated: the first day the settings cover
-    _sub(root, "updated", rfc3339(days[0]) if days else f"{settings.start_date.isoformat()}T00:00:00Z")
+    newest = max([d.end for d in days] + [w.end for w in weeks], default=None)
+    _sub(root, "updated", newest.isoformat(timespec="seconds") if newest else f"{settings.start_date.isoformat()}T00:00:00Z")
     _sub(root, "link", rel="self", type="application/atom+xml", href="feed.xml")
     _sub(root, "link", rel="alternate", type="text/html", href="index.html")
     author = _sub(root, "author")
     _sub(author, "name", "vllm-digest")
     _sub(root, "generator", "vllm-digest")
+    # newest first: a week's entry stands just above the day that closes it
+    pending = list(weeks)
     for day in days:
+        while pending and pending[0].end >= day.end:
+            _week_entry(settings, root, pending.pop(0))
         entry = _sub(root, "entry")
         _sub(entry, "id", entry_id(settings, day.repo, day.day))
         _sub(entry, "title", entry_title(settings, day))
@@ -95,5 +121,7 @@ def atom_feed(settings: Settings, days: list[ReportDay]) -> str:
         summary = day.summary.get(settings.feed_language) or next(iter(day.summary.values()), entry_title(settings, day))
         _sub(entry, "summary", summary, type="text")
         _sub(entry, "content", entry_content(settings, day), type="html")
+    for week in pending:
+        _week_entry(settings, root, week)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

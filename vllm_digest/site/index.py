@@ -5,7 +5,7 @@ from __future__ import annotations
 from vllm_digest.report.charts import COUNT_COLORS, count_series, counts_chart
 from vllm_digest.report.render import relative_href, render_html_template
 from vllm_digest.settings import Settings
-from vllm_digest.site.catalog import ReportDay
+from vllm_digest.site.catalog import ReportDay, ReportWeek
 
 
 def _day_row(settings: Settings, day: ReportDay) -> dict:
@@ -20,7 +20,19 @@ def _day_row(settings: Settings, day: ReportDay) -> dict:
     }
 
 
-def index_context(settings: Settings, catalog: dict) -> dict:
+def _week_row(settings: Settings, week: ReportWeek) -> dict:
+    return {
+        "label": f"{week.week} ~ {week.last_day}",
+        "complete": week.complete,
+        "counts": [{"value": week.counts[key], "color": color} for key, color in COUNT_COLORS.items()],
+        "pages": [
+            {"lang": lang, "label": settings.catalog(lang)("language.name"), "href": relative_href(page, settings.site_dir)}
+            for lang, page in week.pages.items()
+        ],
+    }
+
+
+def index_context(settings: Settings, catalog: dict, weekly: dict | None = None) -> dict:
     t = settings.catalog(settings.languages[0])
     repos = []
     for repo, days in catalog.items():
@@ -30,6 +42,7 @@ def index_context(settings: Settings, catalog: dict) -> dict:
             "full_name": repo.full_name,
             "anchor": repo.slug,
             "days": [_day_row(settings, d) for d in days],
+            "weeks": [_week_row(settings, w) for w in (weekly or {}).get(repo, [])],
             # the newest day's trailing 30 days, drawn like a report's counts chart
             "chart": counts_chart(history, days[0].day, days[0].counts, t, caption=t("site.chart_counts"))
             if days else None,
@@ -44,5 +57,5 @@ def index_context(settings: Settings, catalog: dict) -> dict:
     }
 
 
-def index_html(settings: Settings, catalog: dict) -> str:
-    return render_html_template("site_index.html.j2", **index_context(settings, catalog))
+def index_html(settings: Settings, catalog: dict, weekly: dict | None = None) -> str:
+    return render_html_template("site_index.html.j2", **index_context(settings, catalog, weekly))

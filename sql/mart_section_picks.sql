@@ -1,0 +1,70 @@
+-- mart_section_picks: every item a day's report features, per analysis section, with its place (rank) in that
+-- section and the score its selection mart gave it. Read from the selection marts as they rank, with the report's
+-- own limits ($hot_limit, $topic_limit, $topic_threads), so the picks are the report's items:
+--   key_changes  mart_key_changes     the fitted model's selected rows, by key_rank   score key_score
+--   notable      mart_notable_issues  the fitted model's selected rows, by notable_rank score notable_score
+--   discussions  mart_item_hotness    first $hot_limit by hotness_rank (hotness > 0, junk left out) score hotness
+--   topics       mart_topic_daily     the topics report_topics lists (topic_rank), each with the threads
+--                                     report_topic_members lists ($topic_threads); score the thread's points
+--   focus        mart_focus_items     every listed item (demoted is null), by theme then newest; score hotness
+-- Ties break by the larger number, as the report's queries do. The follow-ups of later days read these rows.
+WITH days AS (
+    SELECT unnest(CAST($days AS DATE[])) AS day
+),
+key_changes AS (
+    SELECT day, number, 'key_changes' AS section, key_score AS score, change_status AS detail,
+           row_number() OVER (PARTITION BY day ORDER BY key_rank, number DESC) AS pick_rank
+    FROM mart_key_changes WHERE repo = $repo AND day IN (SELECT day FROM days) AND selected
+),
+notable AS (
+    SELECT day, number, 'notable' AS section, notable_score AS score, CAST(NULL AS VARCHAR) AS detail,
+           row_number() OVER (PARTITION BY day ORDER BY notable_rank, number DESC) AS pick_rank
+    FROM mart_notable_issues WHERE repo = $repo AND day IN (SELECT day FROM days) AND selected
+),
+discussions AS (
+    SELECT day, number, 'discussions' AS section, hotness AS score, CAST(NULL AS VARCHAR) AS detail,
+           row_number() OVER (PARTITION BY day ORDER BY hotness_rank, number DESC) AS pick_rank
+    FROM mart_item_hotness WHERE repo = $repo AND day IN (SELECT day FROM days) AND hotness > 0
+      AND (day, number) NOT IN (SELECT (day, number) FROM int_item_junk
+                                WHERE repo = $repo AND day IN (SELECT day FROM days))
+    QUALIFY pick_rank <= $hot_limit
+),
+listed_topics AS (
+    -- report_topics' rule: mart_topic_daily's topic_rank, the first three, then up to $topic_limit while listable
+    SELECT day, topic_id, topic_rank, listable_threads, threads
+    FROM mart_topic_daily
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND items > 0
+      AND topic_rank <= $topic_limit AND (topic_rank <= 3 OR listable_threads > 0)
+),
+topic_threads AS (
+    -- report_topic_members' rule: its listable threads, best first, up to $topic_threads; at least its best one
+    SELECT day, topic_id, topic_rank, position, t.numbers AS numbers, t.points AS points
+    FROM (SELECT day, topic_id, topic_rank, listable_threads, unnest(threads) AS t,
+                 generate_subscripts(threads, 1) AS position FROM listed_topics)
+    WHERE position <= greatest(least(listable_threads, $topic_threads), 1)
+),
+topic_members AS (
+    SELECT day, topic_id, topic_rank, position, points, unnest(numbers) AS number,
+           generate_subscripts(numbers, 1) AS member FROM topic_threads
+),
+topics AS (
+    -- an item under several listed topics keeps the first; ranked once the duplicates are gone
+    SELECT day, number, 'topics' AS section, points AS score, topic_id AS detail,
+           row_number() OVER (PARTITION BY day ORDER BY topic_rank, position, member) AS pick_rank
+    FROM topic_members
+    QUALIFY row_number() OVER (PARTITION BY day, number ORDER BY topic_rank, position, member) = 1
+),
+focus AS (
+    SELECT day, number, 'focus' AS section, coalesce(any_value(hotness), 0) AS score, min(theme_id) AS detail,
+           row_number() OVER (PARTITION BY day ORDER BY min(theme_id), number DESC) AS pick_rank
+    FROM mart_focus_items WHERE repo = $repo AND day IN (SELECT day FROM days) AND demoted IS NULL
+    GROUP BY day, number
+),
+picks AS (
+    SELECT * FROM key_changes UNION ALL SELECT * FROM notable UNION ALL SELECT * FROM discussions
+    UNION ALL SELECT * FROM topics UNION ALL SELECT * FROM focus
+)
+SELECT $repo AS repo, p.day, p.section, CAST(p.pick_rank AS INTEGER) AS pick_rank, p.number, i.kind, i.title,
+       CAST(p.score AS DOUBLE) AS score, p.detail
+FROM picks AS p
+JOIN core_items AS i ON i.repo = $repo AND i.day = p.day AND i.number = p.number

@@ -1,0 +1,246 @@
+"""Follow-ups across days and the weekly digest, on the embedded sample.
+
+What an earlier report featured is read from that report's own files (its analysis sections), and what
+moved is read from the later day's appendix (``<day>.json`` lists): never from the marts under test.
+No sample number or date is named: the candidates are found in the files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+
+import shutil
+
+import duckdb
+import pytest
+
+from conftest import materialize, materialize_weeks, report_path, settings_at
+from vllm_digest.analytics import build_analytics
+from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
+from vllm_digest.model import SET_NAMES
+from vllm_digest.partitions import week_days, window_for_day
+from vllm_digest.taxonomy import taxonomy_from_settings
+
+FIRST, LAST = "2026-03-09", "2026-03-22"  # two whole weeks, Monday to Sunday
+REF = re.compile(r"\[(PR|Issue) #(\d+)\]")
+# an item a section names: its own link, or a PR named with its thread's issue ("with PR #2, PR #3")
+NAMED = re.compile(r"(?:\[|\(with |, )(PR|Issue) #(\d+)")
+APPENDIX = "\n---\n\n## 📋"
+FOLLOW = "### 🔁"
+MOVED_SETS = ("merged_prs", "closed_issues", "closed_unmerged_prs")
+
+
+def days_between(first: str, last: str) -> list[str]:
+    a, b = dt.date.fromisoformat(first), dt.date.fromisoformat(last)
+    return [(a + dt.timedelta(days=i)).isoformat() for i in range((b - a).days + 1)]
+
+
+def monday_of(day: str) -> str:
+    d = dt.date.fromisoformat(day)
+    return (d - dt.timedelta(days=d.weekday())).isoformat()
+
+
+def section(text: str, heading: str) -> str:
+    return text.split(heading, 1)[1].split("\n### ", 1)[0].split(APPENDIX, 1)[0]
+
+
+def featured(settings, day: str) -> set[int]:
+    """The items a day's report names in its analysis sections (not its follow-ups, not its appendix)."""
+    text = report_path(settings, day, "en.md").read_text(encoding="utf-8").split(APPENDIX, 1)[0]
+    if FOLLOW in text:
+        text = text.replace(FOLLOW + section(text, FOLLOW), "")
+    return {int(n) for _, n in NAMED.findall(text.split("\n---\n", 1)[1])}
+
+
+def lists(settings, day: str) -> dict[str, list[int]]:
+    return json.loads(report_path(settings, day, "json").read_text(encoding="utf-8"))["lists"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    settings = settings_at(tmp_path_factory.mktemp("follow_ups") / "home")
+    materialize(settings, FIRST, LAST)
+    materialize_weeks(settings, FIRST, monday_of(LAST))
+    return settings
+
+
+def test_a_pr_featured_one_day_and_merged_two_days_later_is_followed_up_that_day_with_a_link(built):
+    days = days_between(FIRST, LAST)
+    found = []
+    for i, day in enumerate(days[:-2]):
+        later = days[i + 2]
+        moved_before = {n for d in days[: i + 2] for name in MOVED_SETS for n in lists(built, d)[name]}
+        for number in featured(built, day) & set(lists(built, later)["merged_prs"]) - moved_before:
+            found.append((day, later, number))
+    assert found, "the sample holds PRs featured one day and merged two days later"
+    for day, later, number in found:
+        first = min(d for d in days if d <= day and number in featured(built, d)
+                    and dt.date.fromisoformat(d) >= dt.date.fromisoformat(later) - dt.timedelta(days=FOLLOW_UP_DAYS))
+        md = section(report_path(built, later, "en.md").read_text(encoding="utf-8"), FOLLOW)
+        [line] = [x for x in md.splitlines() if f"[PR #{number}](" in x]
+        assert "merged" in line and line.endswith(f"[{first}]({first}.en.md))"), line
+        zh = section(report_path(built, later, "zh.md").read_text(encoding="utf-8"), FOLLOW)
+        [line] = [x for x in zh.splitlines() if f"[PR #{number}](" in x]
+        assert "已合并" in line and f"[{first}]({first}.zh.md)" in line, line
+        html = report_path(built, later, "en.html").read_text(encoding="utf-8")
+        follow = html.split('id="follow-ups"', 1)[1].split("</section>", 1)[0]
+        [item] = [x for x in follow.split("<li>") if f"/pull/{number}\"" in x]
+        assert f'<a href="{first}.en.html">{first}</a>' in item, item
+        # the links point at files beside the report, as on disk so on the published site (same layout)
+        assert report_path(built, first, "en.md").is_file() and report_path(built, first, "en.html").is_file()
+
+
+def test_every_follow_up_was_featured_earlier_and_moved_that_day(built):
+    """Each follow-up line names an item an earlier report of the look-back featured; an item that merged
+    or closed that day says so, as the day's appendix has it."""
+    days = days_between(FIRST, LAST)
+    checked = 0
+    for i, day in enumerate(days):
+        text = report_path(built, day, "en.md").read_text(encoding="utf-8")
+        body = section(text, FOLLOW)
+        earlier = set().union(*(featured(built, d) for d in days[max(0, i - FOLLOW_UP_DAYS):i]))
+        appendix = lists(built, day)
+        for line in body.splitlines():
+            if not line.startswith("- "):
+                continue
+            number = int(REF.search(line).group(2))
+            assert number in earlier, (day, line)
+            moves = line.split(" · first reported in ", 1)[0].rsplit(" (", 1)[1].split(" · ")
+            assert ("merged" in moves) == (number in appendix["merged_prs"]), (day, line)
+            closed = number in appendix["closed_issues"] + appendix["closed_unmerged_prs"]
+            assert ("closed" in moves) == closed, (day, line)
+            checked += 1
+        if i == 0:
+            assert body.splitlines()[1] == f"Nothing featured in the last {FOLLOW_UP_DAYS} days moved in this window."
+    assert checked > 10
+
+
+def test_the_picks_are_the_items_each_report_features(built):
+    """mart_section_picks holds, per day, exactly the items the report's analysis sections name (by section),
+    so whatever the selection marts pick flows into the follow-ups of later days."""
+    heads = {"key_changes": "### 🛠️", "notable": "### 💡", "discussions": "### 💬", "topics": "### 🔥", "focus": "### 🎯"}
+    with duckdb.connect(str(built.warehouse_path), read_only=True) as con:
+        for day in days_between(FIRST, LAST):
+            picks: dict[str, set[int]] = {}
+            for name, number in con.execute("SELECT section, number FROM mart_section_picks WHERE day = $d",
+                                            {"d": dt.date.fromisoformat(day)}).fetchall():
+                picks.setdefault(name, set()).add(number)
+            text = report_path(built, day, "en.md").read_text(encoding="utf-8")
+            shown = {name: {int(n) for _, n in NAMED.findall(section(text, head))} for name, head in heads.items()}
+            assert {k: v for k, v in shown.items() if v} == picks, day
+            assert set().union(*picks.values()) == featured(built, day)
+
+
+def test_weekly_counts_are_the_sums_of_the_daily_counts(built):
+    monday = monday_of(LAST)
+    week = json.loads((report_path(built, "x", "json").parent / "weekly" / f"{monday}.json").read_text(encoding="utf-8"))
+    this, previous = week_days(monday), [(dt.date.fromisoformat(d) - dt.timedelta(days=7)).isoformat()
+                                         for d in week_days(monday)]
+    daily = {d: json.loads(report_path(built, d, "json").read_text(encoding="utf-8"))["counts"] for d in this + previous}
+    assert week["counts"] == {k: sum(daily[d][k] for d in this) for k in SET_NAMES}
+    assert week["previous_counts"] == {k: sum(daily[d][k] for d in previous) for k in SET_NAMES}
+    assert sum(week["counts"].values()) > 0 and week["days_held"] == 7
+    md = (report_path(built, "x", "json").parent / "weekly" / f"{monday}.en.md").read_text(encoding="utf-8")
+    assert f"| new PRs | {week['counts']['new_prs']} | {week['previous_counts']['new_prs']} |" in md
+    # the week's follow-up outcomes count only items its own daily reports featured
+    assert 0 < week["moved"] <= week["featured"]
+
+
+def test_the_site_lists_and_feeds_every_whole_week(built):
+    index = (built.site_dir / "index.html").read_text(encoding="utf-8")
+    feed = (built.site_dir / "feed.xml").read_text(encoding="utf-8")
+    for monday in (FIRST, monday_of(LAST)):
+        for lang in ("zh", "en"):
+            page = report_path(built, "x", "json").parent / "weekly" / f"{monday}.{lang}.html"
+            assert page.is_file()
+            href = f"../reports/vllm-project/vllm/weekly/{monday}.{lang}.html"
+            assert f'href="{href}"' in index and f'href="{href}"' in feed
+            # a week's page links back to its days, beside it one folder up
+            assert f'href="../{monday}.{lang}.html"' in page.read_text(encoding="utf-8")
+
+
+def test_rerunning_a_day_leaves_earlier_days_files_byte_identical(built):
+    days = days_between(FIRST, LAST)
+    folder = report_path(built, days[0], "json").parent
+    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    rerun = days[len(days) // 2]
+    materialize(built, rerun)
+    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    earlier = [n for n in before if n[:10] < rerun]
+    assert earlier and all(after[n] == before[n] for n in earlier)
+    # the day itself, rebuilt from the same data, is what the range run wrote (its follow-ups read earlier days)
+    assert all(after[n] == before[n] for n in before if n.startswith(rerun))
+
+
+def test_a_day_sees_only_earlier_days_picks(built, tmp_path):
+    """mart_follow_ups of a day reads the picks of the days before it only: without the picks of that day
+    and the later ones it is the same; without an earlier day's picks, what only that day featured is gone."""
+    days = days_between(FIRST, LAST)
+    day, before = days[-1], days[-2]
+    copy = tmp_path / "warehouse.duckdb"
+    shutil.copy(built.warehouse_path, copy)
+    query = "SELECT number, first_reported, moves FROM mart_follow_ups WHERE day = $d ORDER BY number"
+    taxonomy = taxonomy_from_settings(built)
+    with duckdb.connect(str(copy)) as con:
+        con.execute("SET TimeZone = 'UTC'")
+        rows = con.execute(query, {"d": dt.date.fromisoformat(day)}).fetchall()
+        assert rows
+        con.execute("DELETE FROM mart_section_picks WHERE day >= $d", {"d": dt.date.fromisoformat(day)})
+        build_analytics(con, built.repos[0], [window_for_day(day, built)], taxonomy, models=["mart_follow_ups"])
+        assert con.execute(query, {"d": dt.date.fromisoformat(day)}).fetchall() == rows
+        con.execute("DELETE FROM mart_section_picks WHERE day = $d", {"d": dt.date.fromisoformat(before)})
+        build_analytics(con, built.repos[0], [window_for_day(day, built)], taxonomy, models=["mart_follow_ups"])
+        kept = [n for (n,) in con.execute("SELECT number FROM mart_follow_ups WHERE day = $d ORDER BY number",
+                                          {"d": dt.date.fromisoformat(day)}).fetchall()]
+    only_before = {n for n, first, _ in rows if first.isoformat() == before}
+    assert only_before, "the day before featured something that moved the last day"
+    assert kept == [n for n, _, _ in rows if n not in only_before]
+
+
+def test_one_range_build_equals_building_the_days_one_by_one_in_order(tmp_path):
+    """Inside a single run the days are built set-based, each reading only the picks of the days before it:
+    the same rows as building them one at a time, in day order."""
+    from test_analytics import base_warehouse, build_marts, windows
+
+    days = days_between(FIRST, LAST)
+    tables = "SELECT * EXCLUDE (repo) FROM {} ORDER BY ALL"
+    found = []
+    for name, batches in (("range", [days]), ("steps", [[d] for d in days])):
+        con = base_warehouse(tmp_path / name, days)
+        for batch in batches:
+            build_marts(con, windows(tmp_path / name, batch)[1], taxonomy_from_settings(settings_at(tmp_path)))
+        found.append([con.execute(tables.format(t)).fetchall() for t in ("mart_section_picks", "mart_follow_ups")])
+        con.close()
+    assert found[0] == found[1] and found[0][1]
+
+
+def test_rebuilding_a_day_of_a_rendered_week_asks_for_that_week_again(tmp_path):
+    """The sensor: a run that rebuilt days of a week whose digest exists re-renders that week (weekly job,
+    no fetch); a week never rendered is left to its schedule."""
+    import dagster as dg
+
+    from test_rerender import sensor_requests
+    from vllm_digest.definitions import build_definitions
+    from vllm_digest.rerender import RERENDER_TAG
+    from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
+
+    settings = settings_at(tmp_path / "home")
+    defs = build_definitions(settings)
+    monday = monday_of(LAST)
+    days = week_days(monday)
+    (tmp_path / "dagster_home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        materialize(settings, days[0], days[-1], instance=instance)
+        materialize_weeks(settings, monday, instance=instance)
+        before = (report_path(settings, "x", "json").parent / "weekly" / f"{monday}.en.md").read_bytes()
+        late = materialize(settings, days[-2], days[-1], instance=instance)
+        weekly = [r for r in sensor_requests(defs, instance, late) if r.job_name == WEEKLY_JOB]
+        assert [(r.tags[RANGE_START_TAG], r.tags[RANGE_END_TAG]) for r in weekly] == [(monday, monday)]
+        assert weekly[0].tags[RERENDER_TAG] == late.dagster_run.run_id
+        rerun = defs.resolve_job_def(WEEKLY_JOB).execute_in_process(instance=instance, tags=weekly[0].tags)
+        assert rerun.success
+        assert sensor_requests(defs, instance, rerun) == []  # a weekly run changes no day
+    # the same data: the same bytes
+    assert (report_path(settings, "x", "json").parent / "weekly" / f"{monday}.en.md").read_bytes() == before

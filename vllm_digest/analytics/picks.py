@@ -1,0 +1,18 @@
+"""What the report features and how far back its follow-ups look: the parameters of mart_section_picks and
+mart_follow_ups. The report's queries read the same selection limits (report/queries.py), so the picks
+recorded for a day are the items its report shows."""
+
+from __future__ import annotations
+
+# how many items each analysis section lists: the hottest discussions, the topics and the threads (an issue
+# and its PRs) named under each. Key changes and issues to watch are the fitted models' `selected` rows
+# (their section lengths are in taxonomy/selection_weights.json).
+SELECTION_LIMITS = {"hot_limit": 3, "topic_limit": 5, "topic_threads": 3}
+# a follow-up looks back this many days for the reports that featured an item
+FOLLOW_UP_DAYS = 14
+# non-bot comments in one window that count as a burst of discussion
+BURST_COMMENTS = 5
+
+
+def picks_params() -> dict:
+    return {**SELECTION_LIMITS, "follow_up_days": FOLLOW_UP_DAYS, "burst_comments": BURST_COMMENTS}
