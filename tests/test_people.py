@@ -9,6 +9,7 @@ import json
 
 import dagster as dg
 import duckdb
+import pytest
 
 from conftest import materialize, report_path
 from tests.github_emulator import Dataset, GitHubEmulator
@@ -89,3 +90,26 @@ def test_without_profiles_the_employee_count_is_not_known_rather_than_zero(make_
     en = report_path(settings, NEXT, "en.md").read_text(encoding="utf-8")
     assert "0 of them by AMD employees" not in en and "0 by AMD employees" not in en
     assert "whether their authors work for AMD is not known (no GitHub profiles were fetched)." in en
+
+
+def test_a_damaged_cache_file_is_named_with_its_line_and_nothing_is_overwritten(tmp_path):
+    from vllm_digest.ingest.pr_files import FilesCache
+
+    people, files = tmp_path / "people.json", tmp_path / "pr_files.json"
+    people.write_text('{"alice": {"etag": "x"},\n  oops\n}', encoding="utf-8")
+    files.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(ValueError) as err:
+        PeopleCache.load(people)
+    assert f"people cache {str(people)!r} is not valid JSON (line 2)" in str(err.value)
+    with pytest.raises(ValueError) as err:
+        FilesCache.load(files)
+    assert f"PR files cache {str(files)!r} holds list, not an object of PRs" in str(err.value)
+    assert people.read_text(encoding="utf-8").startswith('{"alice"')
+    # a cache saves only what changed, atomically, and reads back the same
+    fresh = PeopleCache.load(tmp_path / "new.json")
+    fresh.save()
+    assert not (tmp_path / "new.json").exists()
+    fresh.entries["bob"] = {"etag": "e"}
+    fresh.changed = True
+    fresh.save()
+    assert PeopleCache.load(tmp_path / "new.json").entries == {"bob": {"etag": "e"}}

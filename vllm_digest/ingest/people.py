@@ -14,12 +14,9 @@ lands as ``stg_users`` and joins into ``core_people``.
 from __future__ import annotations
 
 import datetime as dt
-import json
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from vllm_digest.files import atomic_write_text
 from vllm_digest.ingest.github.client import CachedResponse
+from vllm_digest.ingest.json_cache import JsonCache
 
 REFRESH_DAYS = 30
 # the profile fields kept: enough to tell an affiliation, nothing more
@@ -31,26 +28,11 @@ def profile_of(user: dict) -> dict:
     return {k: user.get(k) for k in PROFILE_FIELDS}
 
 
-@dataclass
-class PeopleCache:
+class PeopleCache(JsonCache):
     """login (lower case) -> {"etag", "fetched_at" (ISO), "profile" (None: no such account)}."""
 
-    path: Path | None = None
-    entries: dict[str, dict] = field(default_factory=dict)
-    changed: bool = False
-
-    @classmethod
-    def load(cls, path: Path) -> "PeopleCache":
-        if not path.is_file():
-            return cls(path)
-        try:
-            entries = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"people cache {str(path)!r} is not valid JSON (line {exc.lineno}): {exc.msg}; "
-                             "delete it to fetch the profiles again") from None
-        if not isinstance(entries, dict):
-            raise ValueError(f"people cache {str(path)!r} holds {type(entries).__name__}, not an object of logins")
-        return cls(path, entries)
+    WHAT = "people cache"
+    KEYS = "logins"
 
     def entry(self, login: str) -> dict | None:
         return self.entries.get(login.lower())
@@ -75,7 +57,3 @@ class PeopleCache:
                                       "profile": profile}
         self.changed = True
 
-    def save(self) -> None:
-        if self.path is not None and self.changed:
-            atomic_write_text(self.path, json.dumps(self.entries, ensure_ascii=False, sort_keys=True, indent=0) + "\n")
-            self.changed = False

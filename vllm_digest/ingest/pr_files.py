@@ -9,13 +9,10 @@ request (a 304 costs no rate limit).
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from vllm_digest.files import atomic_write_text
 from vllm_digest.ingest.github.client import CachedResponse
+from vllm_digest.ingest.json_cache import JsonCache
 
 FILES_FILE = "pr_files.json"
 # the fields of a changed file kept: enough to place it and weigh it
@@ -36,26 +33,11 @@ def title_tags(title: str | None) -> set[str]:
     return out
 
 
-@dataclass
-class FilesCache:
+class FilesCache(JsonCache):
     """PR number (as text) -> {"etag", "updated_at" (the PR's, when its files were read), "files"}."""
 
-    path: Path | None = None
-    entries: dict[str, dict] = field(default_factory=dict)
-    changed: bool = False
-
-    @classmethod
-    def load(cls, path: Path) -> "FilesCache":
-        if not path.is_file():
-            return cls(path)
-        try:
-            entries = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"PR files cache {str(path)!r} is not valid JSON (line {exc.lineno}): {exc.msg}; "
-                             "delete it to fetch the files again") from None
-        if not isinstance(entries, dict):
-            raise ValueError(f"PR files cache {str(path)!r} holds {type(entries).__name__}, not an object of PRs")
-        return cls(path, entries)
+    WHAT = "PR files cache"
+    KEYS = "PRs"
 
     def entry(self, number: int) -> dict | None:
         return self.entries.get(str(number))
@@ -71,7 +53,3 @@ class FilesCache:
                                      "files": [{k: f.get(k) for k in FILE_FIELDS} for f in files]}
         self.changed = True
 
-    def save(self) -> None:
-        if self.path is not None and self.changed:
-            atomic_write_text(self.path, json.dumps(self.entries, ensure_ascii=False, sort_keys=True, indent=0) + "\n")
-            self.changed = False
