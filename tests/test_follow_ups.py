@@ -244,3 +244,97 @@ def test_rebuilding_a_day_of_a_rendered_week_asks_for_that_week_again(tmp_path):
         assert sensor_requests(defs, instance, rerun) == []  # a weekly run changes no day
     # the same data: the same bytes
     assert (report_path(settings, "x", "json").parent / "weekly" / f"{monday}.en.md").read_bytes() == before
+
+
+HEADS = {"key_changes": "### 🛠️", "notable": "### 💡", "discussions": "### 💬", "topics": "### 🔥", "focus": "### 🎯"}
+
+
+def shown_order(text: str, head: str) -> list[int]:
+    """The items a section names, in the order a reader meets them (each once, at its first mention)."""
+    out: list[int] = []
+    for line in section(text, head).splitlines():
+        if line.startswith("- "):
+            out.extend(int(n) for _, n in NAMED.findall(line) if int(n) not in out)
+    return out
+
+
+def test_each_sections_pick_rank_is_the_order_the_report_shows_its_items(built):
+    """pick_rank follows the section as rendered: for the 🎯 section the largest theme first (ties by theme id),
+    then the larger number, as report/sections.py groups it, not the theme id alone."""
+    reordered = 0
+    with duckdb.connect(str(built.warehouse_path), read_only=True) as con:
+        for day in days_between(FIRST, LAST):
+            text = report_path(built, day, "en.md").read_text(encoding="utf-8")
+            for name, head in HEADS.items():
+                ranked = [n for (n,) in con.execute(
+                    "SELECT number FROM mart_section_picks WHERE day = $d AND section = $s ORDER BY pick_rank",
+                    {"d": dt.date.fromisoformat(day), "s": name}).fetchall()]
+                assert ranked == shown_order(text, head), (day, name)
+            themes = [line for line in section(text, HEADS["focus"]).splitlines() if line.startswith("**")]
+            reordered += themes != sorted(themes)
+    # the sample has days whose largest theme is not the first by id, so theme-id order would differ
+    assert reordered
+
+
+WEEK_TOPIC = re.compile(r"^\d+\. (.+): \d+ items over \d+ days, peak surprise \S+, listed by (\d+) daily reports$")
+
+
+def listed_topics(settings, day: str) -> list[str]:
+    """The topic headings of a day's 🔥 section, as its report prints them."""
+    text = report_path(settings, day, "en.md").read_text(encoding="utf-8")
+    return [line for line in section(text, HEADS["topics"]).splitlines() if line.startswith("**")]
+
+
+def check_weekly_listed_days(settings, mondays) -> int:
+    """Each weekly topic line's "listed by N daily reports" is the number of the week's days whose 🔥 section
+    shows that topic; returns how many lines it checked."""
+    checked = 0
+    for monday in mondays:
+        md = (report_path(settings, "x", "json").parent / "weekly" / f"{monday}.en.md").read_text(encoding="utf-8")
+        for line in section(md, "### 🔥").splitlines():
+            found = WEEK_TOPIC.match(line)
+            if not found:
+                continue
+            name, listed = found.group(1), int(found.group(2))
+            days = [d for d in week_days(monday) if any(h.startswith(f"**{name} ") for h in listed_topics(settings, d))]
+            assert listed == len(days), (monday, line, days)
+            checked += 1
+    return checked
+
+
+def test_a_weekly_topic_counts_the_days_whose_daily_report_listed_it(built):
+    assert check_weekly_listed_days(built, (FIRST, monday_of(LAST))) >= 6
+
+
+def test_a_topic_ranked_within_the_limit_but_not_listed_is_not_counted_as_listed(tmp_path):
+    """With a story threshold no thread reaches, a day lists only its first three topics, though five rank
+    within the limit: the weekly digest counts the days a topic was listed, not the days it ranked."""
+    from vllm_digest.taxonomy.loader import DEFAULT_TAXONOMY
+
+    bundled = DEFAULT_TAXONOMY.read_text(encoding="utf-8")
+    assert "\nmin_story = 2.0\n" in bundled
+    taxonomy = tmp_path / "taxonomy.toml"
+    taxonomy.write_text(bundled.replace("\nmin_story = 2.0\n", "\nmin_story = 1000.0\n"), encoding="utf-8")
+    settings = settings_at(tmp_path / "home", VLLM_DIGEST_TAXONOMY=str(taxonomy))
+    monday = monday_of(LAST)
+    materialize(settings, week_days(monday)[0], week_days(monday)[-1])
+    materialize_weeks(settings, monday)
+    assert all(len(listed_topics(settings, d)) == 3 for d in week_days(monday))
+    assert check_weekly_listed_days(settings, (monday,)) >= 3
+
+
+def test_only_mart_topic_daily_holds_the_topic_listing_rule():
+    """One source of truth: the report's topic queries, the picks and the weekly digest read
+    mart_topic_daily.listed / shown_threads instead of restating topic_rank <= $topic_limit and the threads' cap."""
+    from pathlib import Path
+
+    sql = Path(__file__).resolve().parent.parent / "sql"
+    rule = sql / "mart_topic_daily.sql"
+    assert "$topic_limit" in rule.read_text() and "$topic_threads" in rule.read_text()
+    readers = ("report_topics", "report_topic_members", "mart_section_picks", "report_weekly_topics")
+    for path in sorted(sql.glob("*.sql")):
+        text = path.read_text()
+        if path != rule:
+            assert "topic_rank <=" not in text and "$topic_threads" not in text and "listable_threads >" not in text, path
+        if path.stem in readers:
+            assert "listed" in text, path
