@@ -161,17 +161,141 @@ def test_the_site_lists_and_feeds_every_whole_week(built):
             assert f'href="../{monday}.{lang}.html"' in page.read_text(encoding="utf-8")
 
 
-def test_rerunning_a_day_leaves_earlier_days_files_byte_identical(built):
+RERUN_DAYS = ("2026-03-09", "2026-03-12")  # A ... D: a day before the re-run one, it, and the days after
+RETITLE = " (retitled)"
+
+
+def copy_sample(target):
+    """The embedded sample, copied so a test can change what the source says."""
+    from vllm_digest.sample_coverage import embedded_sample_root
+
+    shutil.copytree(embedded_sample_root(), target)
+    return target
+
+
+def retitle(sample, number: int) -> str:
+    """Rewrite the sample's item ``number`` with a new title, as if the source changed it; returns the title."""
+    import gzip
+
+    path = sample / "vllm-project__vllm" / "issues.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    [row] = [r for r in rows if r["number"] == number]
+    row["title"] += RETITLE
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    return row["title"]
+
+
+def follow_up_lines(settings, day: str) -> list[str]:
+    text = report_path(settings, day, "en.md").read_text(encoding="utf-8")
+    return [line for line in section(text, FOLLOW).splitlines() if line.startswith("- ")]
+
+
+def test_rerunning_a_day_changes_it_and_its_followers_but_no_earlier_day(tmp_path):
+    """Days A ... D are built; the source then retitles an item that day B featured and day C follows up
+    (first reported on B). Re-running B rewrites B's files and no earlier day's (byte for byte); C keeps its
+    files until the baseline sensor's follow-up run re-renders it, and then its follow-up line carries B's new
+    pick (the new title)."""
+    import dagster as dg
+
+    from test_rerender import sensor_requests
+    from vllm_digest.definitions import build_definitions
+    from vllm_digest.schedules import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
+
+    days = days_between(*RERUN_DAYS)
+    first = copy_sample(tmp_path / "sample")
+    settings = settings_at(tmp_path / "home", VLLM_DIGEST_SAMPLE_DIR=str(first))
+    folder = report_path(settings, days[0], "json").parent
+    (tmp_path / "dagster_home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        materialize(settings, days[0], days[-1], instance=instance)
+        # an item first reported on B (not the first day) that a later day C follows up
+        found = [(line.rsplit("[", 1)[1].split("]", 1)[0], day, int(REF.search(line).group(2)))
+                 for day in days for line in follow_up_lines(settings, day)]
+        candidates = [(b, c, n) for b, c, n in found if days[0] < b < c
+                      and not any(n in featured(settings, d) for d in days if b < d < c)]
+        assert candidates, found
+        b, c, number = candidates[0]
+        assert number in featured(settings, b) and not any(number in featured(settings, d) for d in days if d < b)
+        before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+        # the source now says something else about B's item: a re-run of B must show it
+        changed = copy_sample(tmp_path / "sample_changed")
+        title = retitle(changed, number)
+        later = settings_at(tmp_path / "home", VLLM_DIGEST_SAMPLE_DIR=str(changed))
+        rerun = materialize(later, b, instance=instance)
+        after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+        assert sorted(after) == sorted(before)
+        for name in before:
+            if name[:10] < b:
+                assert after[name] == before[name], name  # earlier days: byte-identical
+            elif name[:10] == b and name.endswith(".md"):
+                assert after[name] != before[name] and title in after[name].decode("utf-8"), name
+            elif name[:10] > b:
+                assert after[name] == before[name], name  # later days wait for their re-render
+        assert number in featured(later, b)
+
+        # the sensor re-renders the days after B (analytics and report, no fetch); C then follows B's new pick
+        defs = build_definitions(later)
+        daily = [r for r in sensor_requests(defs, instance, rerun) if r.job_name == DAILY_JOB]
+        assert [(r.tags[RANGE_START_TAG], r.tags[RANGE_END_TAG]) for r in daily] == [
+            (days[days.index(b) + 1], days[-1])]
+        assert defs.resolve_job_def(DAILY_JOB).execute_in_process(
+            instance=instance, tags=daily[0].tags, asset_selection=daily[0].asset_selection).success
+    [line] = [x for x in follow_up_lines(settings, c) if f"[{REF.search(x).group(1)} #{number}](" in x]
+    assert f" {title} (" in line and line.endswith(f"[{b}]({b}.en.md))"), line
+    final = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert all(final[n] == before[n] for n in before if n[:10] < b)
+    assert final[f"{c}.en.md"] != before[f"{c}.en.md"]
+
+
+MOVE_STRENGTH = (("merged", 1), ("closed", 2), ("reopened", 3), ("linked ", 4), ("first maintainer reply", 6),
+                 ("comments in the window", 7))
+
+
+def strength(line: str) -> int:
+    """How strong a follow-up line's first move is (follow_rank's order: merges first, bursts last)."""
+    first = line.split(" · first reported in ", 1)[0].rsplit(" (", 1)[1].split(" · ")[0]
+    if first.startswith("linked "):
+        return 4 if first.endswith(" merged") else 5
+    return next(rank for word, rank in MOVE_STRENGTH if first.startswith(word))
+
+
+def test_the_follow_ups_list_the_strongest_few_and_count_the_rest(built):
+    """A busy day moves more earlier items than a reader wants listed: the section lists FOLLOW_UPS_SHOWN,
+    the strongest moves first (every merge of a featured item before any mere reply), and says how many more."""
+    from vllm_digest.analytics.picks import FOLLOW_UPS_SHOWN
+
     days = days_between(FIRST, LAST)
-    folder = report_path(built, days[0], "json").parent
-    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    rerun = days[len(days) // 2]
-    materialize(built, rerun)
-    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    earlier = [n for n in before if n[:10] < rerun]
-    assert earlier and all(after[n] == before[n] for n in earlier)
-    # the day itself, rebuilt from the same data, is what the range run wrote (its follow-ups read earlier days)
-    assert all(after[n] == before[n] for n in before if n.startswith(rerun))
+    capped = 0
+    for i, day in enumerate(days):
+        en = report_path(built, day, "en.md").read_text(encoding="utf-8")
+        body = section(en, FOLLOW)
+        lead = re.search(r"^(\d+) items featured in the last", body.splitlines()[1])
+        if lead is None:
+            continue
+        moved = int(lead.group(1))
+        lines = follow_up_lines(built, day)
+        assert len(lines) == min(moved, FOLLOW_UPS_SHOWN), day
+        ranks = [strength(x) for x in lines]
+        assert ranks == sorted(ranks), (day, ranks)
+        zh = section(report_path(built, day, "zh.md").read_text(encoding="utf-8"), "### 🔁")
+        html = report_path(built, day, "en.html").read_text(encoding="utf-8").split('id="follow-ups"', 1)[1]
+        if moved > FOLLOW_UPS_SHOWN:
+            more = moved - FOLLOW_UPS_SHOWN
+            assert f"**More**: and {more} more items moved" in body, body
+            assert f"另有 {more} 个条目有新进展" in zh, zh
+            assert f"and {more} more items moved" in html.split("</section>", 1)[0]
+            # every merge of an earlier featured item is among the lines, while there is room for them
+            earlier = set().union(*(featured(built, d) for d in days[max(0, i - FOLLOW_UP_DAYS):i]))
+            merges = earlier & set(lists(built, day)["merged_prs"])
+            listed = {int(REF.search(x).group(2)) for x in lines}
+            assert merges and (merges <= listed if len(merges) <= FOLLOW_UPS_SHOWN else listed <= merges), day
+            capped += 1
+        else:
+            assert "**More**" not in body and "另有" not in zh
+    assert capped, "the sample has days with more follow-ups than the section lists"
 
 
 def test_a_day_sees_only_earlier_days_picks(built, tmp_path):

@@ -13,6 +13,9 @@ SELECTION_LIMITS = {"hot_limit": 3, "topic_min": 3, "topic_limit": 5, "topic_thr
 FOLLOW_UP_DAYS = 14
 # non-bot comments in one window that count as a burst of discussion
 BURST_COMMENTS = 5
+# the follow-ups a day's report lists, in mart_follow_ups' follow_rank (strongest move first); one line says
+# how many more moved. A busy day moves dozens of earlier items, and a follow-up is a reminder, not a list
+FOLLOW_UPS_SHOWN = 10
 
 
 def picks_params() -> dict:
