@@ -462,3 +462,49 @@ def test_only_mart_topic_daily_holds_the_topic_listing_rule():
             assert "topic_rank <=" not in text and "$topic_threads" not in text and "listable_threads >" not in text, path
         if path.stem in readers:
             assert "listed" in text, path
+
+
+def drain(defs, instance, result) -> list[tuple[str, str, str]]:
+    """Run what the baseline sensor asks for after ``result``, and what it asks for after those runs, as the
+    daemon would (each request once, in the order asked); returns (job, first, last) of every run launched."""
+    from test_rerender import sensor_requests
+    from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
+
+    launched, queue = [], list(sensor_requests(defs, instance, result))
+    while queue:
+        request = queue.pop(0)
+        launched.append((request.job_name, request.tags[RANGE_START_TAG], request.tags[RANGE_END_TAG]))
+        job = defs.resolve_job_def(request.job_name)
+        kwargs = {"asset_selection": request.asset_selection} if request.asset_selection else {}
+        run = job.execute_in_process(instance=instance, tags=request.tags, **kwargs)
+        assert run.success
+        queue.extend(sensor_requests(defs, instance, run))
+    return launched
+
+
+def test_building_a_sunday_rerenders_the_next_weeks_digest_to_the_one_run_bytes(tmp_path):
+    """The next week's days read the Sunday (their trend baselines and their follow-ups' picks), and so does
+    its digest: building the week before after the next one was rendered ends, through the sensor's runs,
+    with the next week's digest as one run over both weeks writes it."""
+    import dagster as dg
+
+    from vllm_digest.definitions import build_definitions
+    from vllm_digest.schedules import DAILY_JOB, WEEKLY_JOB
+
+    before, after = week_days(FIRST), week_days(monday_of(LAST))
+    settings = settings_at(tmp_path / "home")
+    defs = build_definitions(settings)
+    digest = report_path(settings, "x", "json").parent / "weekly" / f"{after[0]}.en.md"
+    (tmp_path / "dagster_home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        materialize(settings, after[0], after[-1], instance=instance)
+        materialize_weeks(settings, after[0], instance=instance)
+        stale = digest.read_bytes()
+        backfill = materialize(settings, before[0], before[-1], instance=instance)
+        launched = drain(defs, instance, backfill)
+    assert (DAILY_JOB, after[0], after[-1]) in launched and (WEEKLY_JOB, after[0], after[0]) in launched, launched
+    one_run = settings_at(tmp_path / "one_run")
+    materialize(one_run, before[0], after[-1])
+    materialize_weeks(one_run, before[0], after[0])
+    fresh = report_path(one_run, "x", "json").parent / "weekly" / f"{after[0]}.en.md"
+    assert digest.read_bytes() == fresh.read_bytes() != stale
