@@ -10,7 +10,10 @@
 -- first_reported is the earliest day that featured it, first_section the section it was featured in that day.
 -- Only earlier days' picks are read, never this day's: rebuilding a day changes the follow-ups of later days
 -- only. Earlier days outside the batch are read from mart_section_picks as the warehouse holds them.
--- follow_rank: merges first, then closings, reopenings, linked PRs, responses, bursts; ties by the larger number.
+-- follow_rank: the order the report lists them in, and which it keeps when it shows only the first few (report/
+-- sections.py, FOLLOW_UPS_SHOWN): by the item's strongest move, merges first, then closings, reopenings, linked
+-- PRs, responses, bursts; ties by the section it was first featured in (the report's order of sections: key changes,
+-- issues to watch, discussions, topics, focus) and its rank there, then the larger number.
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),
@@ -22,6 +25,8 @@ earlier AS (
     SELECT d.day, p.number,
            min(p.day) AS first_reported,
            arg_min(p.section, (p.day, coalesce(s.ord, 9), p.pick_rank)) AS first_section,
+           arg_min(coalesce(s.ord, 9), (p.day, coalesce(s.ord, 9), p.pick_rank)) AS first_section_ord,
+           arg_min(p.pick_rank, (p.day, coalesce(s.ord, 9), p.pick_rank)) AS first_pick_rank,
            arg_min(p.kind, (p.day, coalesce(s.ord, 9), p.pick_rank)) AS kind,
            arg_max(p.title, p.day) AS title
     FROM days AS d
@@ -100,7 +105,8 @@ SELECT $repo AS repo, e.day, e.number, e.kind, e.title, e.first_reported, e.firs
        coalesce(l.linked_prs_merged, CAST([] AS INTEGER[])) AS linked_prs_merged,
        coalesce(l.linked_prs_opened, CAST([] AS INTEGER[])) AS linked_prs_opened,
        r.responder, CAST(b.comments AS INTEGER) AS comments,
-       CAST(row_number() OVER (PARTITION BY e.day ORDER BY m.first_move, e.number DESC) AS INTEGER) AS follow_rank
+       CAST(row_number() OVER (PARTITION BY e.day ORDER BY m.first_move, e.first_section_ord, e.first_pick_rank,
+                                               e.number DESC) AS INTEGER) AS follow_rank
 FROM earlier AS e
 JOIN moved AS m ON m.day = e.day AND m.number = e.number
 LEFT JOIN linked AS l ON l.day = e.day AND l.number = e.number

@@ -1,12 +1,14 @@
 -- mart_section_picks: every item a day's report features, per analysis section, with its place (rank) in that
 -- section and the score its selection mart gave it. Read from the selection marts as they rank, with the report's
--- own limits ($hot_limit, $topic_limit, $topic_threads), so the picks are the report's items:
+-- own limits ($hot_limit; the topics' rule is mart_topic_daily.listed and shown_threads), so the picks are the
+-- report's items:
 --   key_changes  mart_key_changes     the fitted model's selected rows, by key_rank   score key_score
 --   notable      mart_notable_issues  the fitted model's selected rows, by notable_rank score notable_score
 --   discussions  mart_item_hotness    first $hot_limit by hotness_rank (hotness > 0, junk left out) score hotness
---   topics       mart_topic_daily     the topics report_topics lists (topic_rank), each with the threads
---                                     report_topic_members lists ($topic_threads); score the thread's points
---   focus        mart_focus_items     every listed item (demoted is null), by theme then newest; score hotness
+--   topics       mart_topic_daily     the topics the report lists (listed), each with the threads
+--                                     report_topic_members lists (shown_threads); score the thread's points
+--   focus        mart_focus_items     every listed item (demoted is null), in the section's order: the largest
+--                                     theme first (ties by theme id), then the larger number; score hotness
 -- Ties break by the larger number, as the report's queries do. The follow-ups of later days read these rows.
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
@@ -30,35 +32,51 @@ discussions AS (
     QUALIFY pick_rank <= $hot_limit
 ),
 listed_topics AS (
-    -- report_topics' rule: mart_topic_daily's topic_rank, the first three, then up to $topic_limit while listable
-    SELECT day, topic_id, topic_rank, listable_threads, threads
+    -- the topics the report lists: mart_topic_daily.listed, the rule report_topics reads too
+    SELECT day, topic_id, topic_rank, shown_threads, threads
     FROM mart_topic_daily
-    WHERE repo = $repo AND day IN (SELECT day FROM days) AND items > 0
-      AND topic_rank <= $topic_limit AND (topic_rank <= 3 OR listable_threads > 0)
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND listed
 ),
 topic_threads AS (
-    -- report_topic_members' rule: its listable threads, best first, up to $topic_threads; at least its best one
+    -- the threads the report shows under it, best first (mart_topic_daily.shown_threads, read by report_topic_members)
     SELECT day, topic_id, topic_rank, position, t.numbers AS numbers, t.points AS points
-    FROM (SELECT day, topic_id, topic_rank, listable_threads, unnest(threads) AS t,
+    FROM (SELECT day, topic_id, topic_rank, shown_threads, unnest(threads) AS t,
                  generate_subscripts(threads, 1) AS position FROM listed_topics)
-    WHERE position <= greatest(least(listable_threads, $topic_threads), 1)
+    WHERE position <= shown_threads
 ),
 topic_members AS (
     SELECT day, topic_id, topic_rank, position, points, unnest(numbers) AS number,
            generate_subscripts(numbers, 1) AS member FROM topic_threads
 ),
-topics AS (
-    -- an item under several listed topics keeps the first; ranked once the duplicates are gone
-    SELECT day, number, 'topics' AS section, points AS score, topic_id AS detail,
-           row_number() OVER (PARTITION BY day ORDER BY topic_rank, position, member) AS pick_rank
-    FROM topic_members
+topic_firsts AS (
+    -- an item under several listed topics keeps the first place it is shown
+    SELECT * FROM topic_members
     QUALIFY row_number() OVER (PARTITION BY day, number ORDER BY topic_rank, position, member) = 1
 ),
+topics AS (
+    -- ranked once the duplicates are gone, so the ranks run 1, 2, 3 ... in the section's order
+    SELECT day, number, 'topics' AS section, points AS score, topic_id AS detail,
+           row_number() OVER (PARTITION BY day ORDER BY topic_rank, position, member) AS pick_rank
+    FROM topic_firsts
+),
+focus_rows AS (
+    SELECT day, number, theme_id, hotness FROM mart_focus_items
+    WHERE repo = $repo AND day IN (SELECT day FROM days) AND demoted IS NULL
+),
+theme_sizes AS (
+    SELECT day, theme_id, count(*) AS size FROM focus_rows GROUP BY day, theme_id
+),
+focus_firsts AS (
+    -- the 🎯 section's order (report/sections.py _focus over report_focus): the largest theme first, ties by
+    -- theme id, then the larger number; an item under two themes keeps the first place it is shown
+    SELECT f.day, f.number, f.theme_id, f.hotness, s.size
+    FROM focus_rows AS f JOIN theme_sizes AS s ON s.day = f.day AND s.theme_id = f.theme_id
+    QUALIFY row_number() OVER (PARTITION BY f.day, f.number ORDER BY s.size DESC, f.theme_id) = 1
+),
 focus AS (
-    SELECT day, number, 'focus' AS section, coalesce(any_value(hotness), 0) AS score, min(theme_id) AS detail,
-           row_number() OVER (PARTITION BY day ORDER BY min(theme_id), number DESC) AS pick_rank
-    FROM mart_focus_items WHERE repo = $repo AND day IN (SELECT day FROM days) AND demoted IS NULL
-    GROUP BY day, number
+    SELECT day, number, 'focus' AS section, coalesce(hotness, 0) AS score, theme_id AS detail,
+           row_number() OVER (PARTITION BY day ORDER BY size DESC, theme_id, number DESC) AS pick_rank
+    FROM focus_firsts
 ),
 picks AS (
     SELECT * FROM key_changes UNION ALL SELECT * FROM notable UNION ALL SELECT * FROM discussions

@@ -32,6 +32,12 @@
 --   topic_rank          1 = listed first: topics with a listable thread, then specific before generic (unless
 --                       the generic one's surprise >= $rank_generic_unusual_z), then score; null without
 --                       primary items
+--   listed              the day's report lists the topic (its 🔥 section): items today, topic_rank within the
+--                       first $topic_min, or within $topic_limit with a listable thread. The one place this rule
+--                       lives: report_topics, report_topic_members, mart_section_picks and the weekly digest
+--                       read this column
+--   shown_threads       how many of its threads the listed topic shows: its listable ones up to $topic_threads,
+--                       at least its best one (0 when not listed); read by the same queries
 -- Days of the same batch count each other through the fresh rows; earlier days outside the batch are read
 -- from this table as they are now. So a day built before some of its trailing days keeps baseline_days < N
 -- (its report says the baseline is incomplete, with no arrow) until it is rebuilt; the baseline sensor
@@ -191,7 +197,8 @@ ranked AS (
            CASE WHEN expected_items IS NOT NULL
                 THEN (items - expected_items) / sqrt(expected_items + 1) END AS surprise
     FROM surprising
-)
+),
+topic_rows AS (
 SELECT $repo AS repo, day, topic_id, topic_zh, topic_en, topic_group,
        items, issues, prs, new_items, merged_prs, closed_items, hotness_sum, top_items,
        CAST(baseline_days AS INTEGER) AS baseline_days, CAST($trend_baseline_days AS INTEGER) AS baseline_window,
@@ -223,3 +230,10 @@ SELECT $repo AS repo, day, topic_id, topic_zh, topic_en, topic_group,
                                      $rank_surprise_weight * coalesce(surprise, 0) + $rank_story_weight * story_points DESC,
                                      topic_id) AS INTEGER) END AS topic_rank
 FROM ranked
+)
+SELECT *, CAST(CASE WHEN listed THEN greatest(least(listable_threads, $topic_threads), 1) ELSE 0 END AS INTEGER)
+              AS shown_threads
+FROM (SELECT *,
+             coalesce(items > 0 AND topic_rank <= CAST($topic_limit AS INTEGER)
+                      AND (topic_rank <= CAST($topic_min AS INTEGER) OR listable_threads > 0), false) AS listed
+      FROM topic_rows)

@@ -253,7 +253,9 @@ CREATE TABLE IF NOT EXISTS mart_topic_daily (
     listable_threads INTEGER,           -- threads with at least the taxonomy's min_story points
     story_points DOUBLE,                -- summed points of its best 3 listable threads
     topic_score DOUBLE,                 -- surprise_weight x surprise + story_weight x story_points
-    topic_rank INTEGER                  -- the report's order (1 first); null when no item has it as its one topic
+    topic_rank INTEGER,                 -- the report's order (1 first); null when no item has it as its one topic
+    listed BOOLEAN,                     -- the day's report lists it (the one rule the report and the picks read)
+    shown_threads INTEGER               -- how many of its threads that report shows (0 when not listed)
 );
 -- a warehouse created before baseline_window gets it here (its old rows hold NULL until rebuilt)
 ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_window INTEGER;
@@ -271,6 +273,9 @@ ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS listable_threads INTEGER;
 ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS story_points DOUBLE;
 ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS topic_score DOUBLE;
 ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS topic_rank INTEGER;
+-- and whether the report lists the topic (issue 19; old rows hold NULL, so list nothing, until rebuilt)
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS listed BOOLEAN;
+ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS shown_threads INTEGER;
 ALTER TABLE mart_item_topics ADD COLUMN IF NOT EXISTS is_primary BOOLEAN;
 ALTER TABLE mart_item_topics ADD COLUMN IF NOT EXISTS thread_head INTEGER;
 

@@ -161,17 +161,141 @@ def test_the_site_lists_and_feeds_every_whole_week(built):
             assert f'href="../{monday}.{lang}.html"' in page.read_text(encoding="utf-8")
 
 
-def test_rerunning_a_day_leaves_earlier_days_files_byte_identical(built):
+RERUN_DAYS = ("2026-03-09", "2026-03-12")  # A ... D: a day before the re-run one, it, and the days after
+RETITLE = " (retitled)"
+
+
+def copy_sample(target):
+    """The embedded sample, copied so a test can change what the source says."""
+    from vllm_digest.sample_coverage import embedded_sample_root
+
+    shutil.copytree(embedded_sample_root(), target)
+    return target
+
+
+def retitle(sample, number: int) -> str:
+    """Rewrite the sample's item ``number`` with a new title, as if the source changed it; returns the title."""
+    import gzip
+
+    path = sample / "vllm-project__vllm" / "issues.jsonl.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line in fh if line.strip()]
+    [row] = [r for r in rows if r["number"] == number]
+    row["title"] += RETITLE
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in rows)
+    return row["title"]
+
+
+def follow_up_lines(settings, day: str) -> list[str]:
+    text = report_path(settings, day, "en.md").read_text(encoding="utf-8")
+    return [line for line in section(text, FOLLOW).splitlines() if line.startswith("- ")]
+
+
+def test_rerunning_a_day_changes_it_and_its_followers_but_no_earlier_day(tmp_path):
+    """Days A ... D are built; the source then retitles an item that day B featured and day C follows up
+    (first reported on B). Re-running B rewrites B's files and no earlier day's (byte for byte); C keeps its
+    files until the baseline sensor's follow-up run re-renders it, and then its follow-up line carries B's new
+    pick (the new title)."""
+    import dagster as dg
+
+    from test_rerender import sensor_requests
+    from vllm_digest.definitions import build_definitions
+    from vllm_digest.schedules import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
+
+    days = days_between(*RERUN_DAYS)
+    first = copy_sample(tmp_path / "sample")
+    settings = settings_at(tmp_path / "home", VLLM_DIGEST_SAMPLE_DIR=str(first))
+    folder = report_path(settings, days[0], "json").parent
+    (tmp_path / "dagster_home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        materialize(settings, days[0], days[-1], instance=instance)
+        # an item first reported on B (not the first day) that a later day C follows up
+        found = [(line.rsplit("[", 1)[1].split("]", 1)[0], day, int(REF.search(line).group(2)))
+                 for day in days for line in follow_up_lines(settings, day)]
+        candidates = [(b, c, n) for b, c, n in found if days[0] < b < c
+                      and not any(n in featured(settings, d) for d in days if b < d < c)]
+        assert candidates, found
+        b, c, number = candidates[0]
+        assert number in featured(settings, b) and not any(number in featured(settings, d) for d in days if d < b)
+        before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+
+        # the source now says something else about B's item: a re-run of B must show it
+        changed = copy_sample(tmp_path / "sample_changed")
+        title = retitle(changed, number)
+        later = settings_at(tmp_path / "home", VLLM_DIGEST_SAMPLE_DIR=str(changed))
+        rerun = materialize(later, b, instance=instance)
+        after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+        assert sorted(after) == sorted(before)
+        for name in before:
+            if name[:10] < b:
+                assert after[name] == before[name], name  # earlier days: byte-identical
+            elif name[:10] == b and name.endswith(".md"):
+                assert after[name] != before[name] and title in after[name].decode("utf-8"), name
+            elif name[:10] > b:
+                assert after[name] == before[name], name  # later days wait for their re-render
+        assert number in featured(later, b)
+
+        # the sensor re-renders the days after B (analytics and report, no fetch); C then follows B's new pick
+        defs = build_definitions(later)
+        daily = [r for r in sensor_requests(defs, instance, rerun) if r.job_name == DAILY_JOB]
+        assert [(r.tags[RANGE_START_TAG], r.tags[RANGE_END_TAG]) for r in daily] == [
+            (days[days.index(b) + 1], days[-1])]
+        assert defs.resolve_job_def(DAILY_JOB).execute_in_process(
+            instance=instance, tags=daily[0].tags, asset_selection=daily[0].asset_selection).success
+    [line] = [x for x in follow_up_lines(settings, c) if f"[{REF.search(x).group(1)} #{number}](" in x]
+    assert f" {title} (" in line and line.endswith(f"[{b}]({b}.en.md))"), line
+    final = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert all(final[n] == before[n] for n in before if n[:10] < b)
+    assert final[f"{c}.en.md"] != before[f"{c}.en.md"]
+
+
+MOVE_STRENGTH = (("merged", 1), ("closed", 2), ("reopened", 3), ("linked ", 4), ("first maintainer reply", 6),
+                 ("comments in the window", 7))
+
+
+def strength(line: str) -> int:
+    """How strong a follow-up line's first move is (follow_rank's order: merges first, bursts last)."""
+    first = line.split(" · first reported in ", 1)[0].rsplit(" (", 1)[1].split(" · ")[0]
+    if first.startswith("linked "):
+        return 4 if first.endswith(" merged") else 5
+    return next(rank for word, rank in MOVE_STRENGTH if first.startswith(word))
+
+
+def test_the_follow_ups_list_the_strongest_few_and_count_the_rest(built):
+    """A busy day moves more earlier items than a reader wants listed: the section lists FOLLOW_UPS_SHOWN,
+    the strongest moves first (every merge of a featured item before any mere reply), and says how many more."""
+    from vllm_digest.analytics.picks import FOLLOW_UPS_SHOWN
+
     days = days_between(FIRST, LAST)
-    folder = report_path(built, days[0], "json").parent
-    before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    rerun = days[len(days) // 2]
-    materialize(built, rerun)
-    after = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
-    earlier = [n for n in before if n[:10] < rerun]
-    assert earlier and all(after[n] == before[n] for n in earlier)
-    # the day itself, rebuilt from the same data, is what the range run wrote (its follow-ups read earlier days)
-    assert all(after[n] == before[n] for n in before if n.startswith(rerun))
+    capped = 0
+    for i, day in enumerate(days):
+        en = report_path(built, day, "en.md").read_text(encoding="utf-8")
+        body = section(en, FOLLOW)
+        lead = re.search(r"^(\d+) items featured in the last", body.splitlines()[1])
+        if lead is None:
+            continue
+        moved = int(lead.group(1))
+        lines = follow_up_lines(built, day)
+        assert len(lines) == min(moved, FOLLOW_UPS_SHOWN), day
+        ranks = [strength(x) for x in lines]
+        assert ranks == sorted(ranks), (day, ranks)
+        zh = section(report_path(built, day, "zh.md").read_text(encoding="utf-8"), "### 🔁")
+        html = report_path(built, day, "en.html").read_text(encoding="utf-8").split('id="follow-ups"', 1)[1]
+        if moved > FOLLOW_UPS_SHOWN:
+            more = moved - FOLLOW_UPS_SHOWN
+            assert f"**More**: and {more} more items moved" in body, body
+            assert f"另有 {more} 个条目有新进展" in zh, zh
+            assert f"and {more} more items moved" in html.split("</section>", 1)[0]
+            # every merge of an earlier featured item is among the lines, while there is room for them
+            earlier = set().union(*(featured(built, d) for d in days[max(0, i - FOLLOW_UP_DAYS):i]))
+            merges = earlier & set(lists(built, day)["merged_prs"])
+            listed = {int(REF.search(x).group(2)) for x in lines}
+            assert merges and (merges <= listed if len(merges) <= FOLLOW_UPS_SHOWN else listed <= merges), day
+            capped += 1
+        else:
+            assert "**More**" not in body and "另有" not in zh
+    assert capped, "the sample has days with more follow-ups than the section lists"
 
 
 def test_a_day_sees_only_earlier_days_picks(built, tmp_path):
@@ -244,3 +368,143 @@ def test_rebuilding_a_day_of_a_rendered_week_asks_for_that_week_again(tmp_path):
         assert sensor_requests(defs, instance, rerun) == []  # a weekly run changes no day
     # the same data: the same bytes
     assert (report_path(settings, "x", "json").parent / "weekly" / f"{monday}.en.md").read_bytes() == before
+
+
+HEADS = {"key_changes": "### 🛠️", "notable": "### 💡", "discussions": "### 💬", "topics": "### 🔥", "focus": "### 🎯"}
+
+
+def shown_order(text: str, head: str) -> list[int]:
+    """The items a section names, in the order a reader meets them (each once, at its first mention)."""
+    out: list[int] = []
+    for line in section(text, head).splitlines():
+        if line.startswith("- "):
+            out.extend(int(n) for _, n in NAMED.findall(line) if int(n) not in out)
+    return out
+
+
+def test_each_sections_pick_rank_is_the_order_the_report_shows_its_items(built):
+    """pick_rank follows the section as rendered: for the 🎯 section the largest theme first (ties by theme id),
+    then the larger number, as report/sections.py groups it, not the theme id alone."""
+    reordered = 0
+    with duckdb.connect(str(built.warehouse_path), read_only=True) as con:
+        for day in days_between(FIRST, LAST):
+            text = report_path(built, day, "en.md").read_text(encoding="utf-8")
+            for name, head in HEADS.items():
+                ranked = [n for (n,) in con.execute(
+                    "SELECT number FROM mart_section_picks WHERE day = $d AND section = $s ORDER BY pick_rank",
+                    {"d": dt.date.fromisoformat(day), "s": name}).fetchall()]
+                assert ranked == shown_order(text, head), (day, name)
+            themes = [line for line in section(text, HEADS["focus"]).splitlines() if line.startswith("**")]
+            reordered += themes != sorted(themes)
+    # the sample has days whose largest theme is not the first by id, so theme-id order would differ
+    assert reordered
+
+
+WEEK_TOPIC = re.compile(r"^\d+\. (.+): \d+ items over \d+ days, peak surprise \S+, listed by (\d+) daily reports$")
+
+
+def listed_topics(settings, day: str) -> list[str]:
+    """The topic headings of a day's 🔥 section, as its report prints them."""
+    text = report_path(settings, day, "en.md").read_text(encoding="utf-8")
+    return [line for line in section(text, HEADS["topics"]).splitlines() if line.startswith("**")]
+
+
+def check_weekly_listed_days(settings, mondays) -> int:
+    """Each weekly topic line's "listed by N daily reports" is the number of the week's days whose 🔥 section
+    shows that topic; returns how many lines it checked."""
+    checked = 0
+    for monday in mondays:
+        md = (report_path(settings, "x", "json").parent / "weekly" / f"{monday}.en.md").read_text(encoding="utf-8")
+        for line in section(md, "### 🔥").splitlines():
+            found = WEEK_TOPIC.match(line)
+            if not found:
+                continue
+            name, listed = found.group(1), int(found.group(2))
+            days = [d for d in week_days(monday) if any(h.startswith(f"**{name} ") for h in listed_topics(settings, d))]
+            assert listed == len(days), (monday, line, days)
+            checked += 1
+    return checked
+
+
+def test_a_weekly_topic_counts_the_days_whose_daily_report_listed_it(built):
+    assert check_weekly_listed_days(built, (FIRST, monday_of(LAST))) >= 6
+
+
+def test_a_topic_ranked_within_the_limit_but_not_listed_is_not_counted_as_listed(tmp_path):
+    """With a story threshold no thread reaches, a day lists only its first three topics, though five rank
+    within the limit: the weekly digest counts the days a topic was listed, not the days it ranked."""
+    from vllm_digest.taxonomy.loader import DEFAULT_TAXONOMY
+
+    bundled = DEFAULT_TAXONOMY.read_text(encoding="utf-8")
+    assert "\nmin_story = 2.0\n" in bundled
+    taxonomy = tmp_path / "taxonomy.toml"
+    taxonomy.write_text(bundled.replace("\nmin_story = 2.0\n", "\nmin_story = 1000.0\n"), encoding="utf-8")
+    settings = settings_at(tmp_path / "home", VLLM_DIGEST_TAXONOMY=str(taxonomy))
+    monday = monday_of(LAST)
+    materialize(settings, week_days(monday)[0], week_days(monday)[-1])
+    materialize_weeks(settings, monday)
+    assert all(len(listed_topics(settings, d)) == 3 for d in week_days(monday))
+    assert check_weekly_listed_days(settings, (monday,)) >= 3
+
+
+def test_only_mart_topic_daily_holds_the_topic_listing_rule():
+    """One source of truth: the report's topic queries, the picks and the weekly digest read
+    mart_topic_daily.listed / shown_threads instead of restating topic_rank <= $topic_limit and the threads' cap."""
+    from pathlib import Path
+
+    sql = Path(__file__).resolve().parent.parent / "sql"
+    rule = sql / "mart_topic_daily.sql"
+    assert "$topic_limit" in rule.read_text() and "$topic_threads" in rule.read_text()
+    readers = ("report_topics", "report_topic_members", "mart_section_picks", "report_weekly_topics")
+    for path in sorted(sql.glob("*.sql")):
+        text = path.read_text()
+        if path != rule:
+            assert "topic_rank <=" not in text and "$topic_threads" not in text and "listable_threads >" not in text, path
+        if path.stem in readers:
+            assert "listed" in text, path
+
+
+def drain(defs, instance, result) -> list[tuple[str, str, str]]:
+    """Run what the baseline sensor asks for after ``result``, and what it asks for after those runs, as the
+    daemon would (each request once, in the order asked); returns (job, first, last) of every run launched."""
+    from test_rerender import sensor_requests
+    from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
+
+    launched, queue = [], list(sensor_requests(defs, instance, result))
+    while queue:
+        request = queue.pop(0)
+        launched.append((request.job_name, request.tags[RANGE_START_TAG], request.tags[RANGE_END_TAG]))
+        job = defs.resolve_job_def(request.job_name)
+        kwargs = {"asset_selection": request.asset_selection} if request.asset_selection else {}
+        run = job.execute_in_process(instance=instance, tags=request.tags, **kwargs)
+        assert run.success
+        queue.extend(sensor_requests(defs, instance, run))
+    return launched
+
+
+def test_building_a_sunday_rerenders_the_next_weeks_digest_to_the_one_run_bytes(tmp_path):
+    """The next week's days read the Sunday (their trend baselines and their follow-ups' picks), and so does
+    its digest: building the week before after the next one was rendered ends, through the sensor's runs,
+    with the next week's digest as one run over both weeks writes it."""
+    import dagster as dg
+
+    from vllm_digest.definitions import build_definitions
+    from vllm_digest.schedules import DAILY_JOB, WEEKLY_JOB
+
+    before, after = week_days(FIRST), week_days(monday_of(LAST))
+    settings = settings_at(tmp_path / "home")
+    defs = build_definitions(settings)
+    digest = report_path(settings, "x", "json").parent / "weekly" / f"{after[0]}.en.md"
+    (tmp_path / "dagster_home").mkdir()
+    with dg.instance_for_test(temp_dir=str(tmp_path / "dagster_home")) as instance:
+        materialize(settings, after[0], after[-1], instance=instance)
+        materialize_weeks(settings, after[0], instance=instance)
+        stale = digest.read_bytes()
+        backfill = materialize(settings, before[0], before[-1], instance=instance)
+        launched = drain(defs, instance, backfill)
+    assert (DAILY_JOB, after[0], after[-1]) in launched and (WEEKLY_JOB, after[0], after[0]) in launched, launched
+    one_run = settings_at(tmp_path / "one_run")
+    materialize(one_run, before[0], after[-1])
+    materialize_weeks(one_run, before[0], after[0])
+    fresh = report_path(one_run, "x", "json").parent / "weekly" / f"{after[0]}.en.md"
+    assert digest.read_bytes() == fresh.read_bytes() != stale

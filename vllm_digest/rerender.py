@@ -23,6 +23,11 @@ nothing further: re-rendering a day changes no day's baseline, only its own tren
 The weekly digests read the same daily marts: a run that built days of a week whose digest is
 already rendered (a late re-run of the week's last days, a backfill, a follow-up run) asks for
 that week again, in one run of the weekly job per repository, which fetches nothing either.
+The digests of the weeks after (whose days' trends and follow-ups read the rebuilt days, up to the
+same N days on) are asked for by the follow-up runs of those days, once they have re-rendered
+them: asking for them here would render them before their days were (and again after). So the
+weeks that depend on a rebuilt day are re-rendered, each after its days, through the same rule
+(tests/test_follow_ups.py drains the sensor's runs and compares with one run over both weeks).
 
 Why a sensor and not the schedule: the schedule's late re-runs already keep the days
 of normal operation complete (each day is built after the days before it), but a
@@ -101,7 +106,9 @@ def rendered_weeks(first: dt.date, last: dt.date, rendered: set[str]) -> list[st
 
 def weekly_requests(settings: Settings, run: dg.DagsterRun, instance: dg.DagsterInstance) -> list[dg.RunRequest]:
     """The weekly digests to render again after ``run`` rebuilt the analytics of some of their days: the
-    already-rendered weeks holding those days, one run of the weekly job per repository."""
+    already-rendered weeks holding those days, one run of the weekly job per repository. Later weeks are
+    not asked for here: their days are re-rendered by this run's follow-up runs (``rerender_requests``,
+    the same look-ahead), each of which then asks for its own days' weeks, after it rebuilt them."""
     span = run_days(dict(run.tags))
     if span is None:
         return []

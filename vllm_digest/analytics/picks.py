@@ -6,12 +6,16 @@ from __future__ import annotations
 
 # how many items each analysis section lists: the hottest discussions, the topics and the threads (an issue
 # and its PRs) named under each. Key changes and issues to watch are the fitted models' `selected` rows
-# (their section lengths are in taxonomy/selection_weights.json).
-SELECTION_LIMITS = {"hot_limit": 3, "topic_limit": 5, "topic_threads": 3}
+# (their section lengths are in taxonomy/selection_weights.json). The topics section lists the first
+# `topic_min` topics, then more up to `topic_limit` while they have a listable thread (mart_topic_daily.listed).
+SELECTION_LIMITS = {"hot_limit": 3, "topic_min": 3, "topic_limit": 5, "topic_threads": 3}
 # a follow-up looks back this many days for the reports that featured an item
 FOLLOW_UP_DAYS = 14
 # non-bot comments in one window that count as a burst of discussion
 BURST_COMMENTS = 5
+# the follow-ups a day's report lists, in mart_follow_ups' follow_rank (strongest move first); one line says
+# how many more moved. A busy day moves dozens of earlier items, and a follow-up is a reminder, not a list
+FOLLOW_UPS_SHOWN = 10
 
 
 def picks_params() -> dict:

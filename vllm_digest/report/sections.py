@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
+from vllm_digest.analytics.picks import FOLLOW_UP_DAYS, FOLLOW_UPS_SHOWN
 from vllm_digest.i18n import Catalog
 from vllm_digest.report.data import DayData
 from vllm_digest.report.gist import excerpt
@@ -458,7 +458,7 @@ def _follow_ups(data: DayData, w: Wording) -> _Body:
     if not rows:
         return _Body(t("follow_ups.none", days=FOLLOW_UP_DAYS))
     entries = []
-    for row in rows:  # every one, one line each: a follow-up is short
+    for row in rows[:FOLLOW_UPS_SHOWN]:  # one line each, the strongest moves first (follow_rank)
         moved: list = []
         for index, move in enumerate(row["moves"]):
             moved.extend(([t("follow_ups.sep")] if index else []) + _move(row, move, w))
@@ -467,7 +467,9 @@ def _follow_ups(data: DayData, w: Wording) -> _Body:
         meta = [*moved, t("follow_ups.first_reported", section=section),
                 Link(day, w.day_href(day, "md"), w.day_href(day, "html"))]
         entries.append(_entry(row, w, meta, gist=""))
-    return _Body(t("follow_ups.lead", count=len(rows), days=FOLLOW_UP_DAYS), (Group("", tuple(entries)),))
+    more = len(rows) - len(entries)
+    return _Body(t("follow_ups.lead", count=len(rows), days=FOLLOW_UP_DAYS), (Group("", tuple(entries)),),
+                 t("follow_ups.more_label") if more > 0 else "", t("follow_ups.more", count=more) if more > 0 else "")
 
 
 def _hours(x) -> str:
