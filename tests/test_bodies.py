@@ -152,6 +152,30 @@ def test_a_feature_request_and_an_html_comment():
     assert "Please describe" not in parse_body(body).text
 
 
+def test_a_large_adversarial_body_is_parsed_whole():
+    # what made the underscore-phrase regex backtrack, quadratic in a line's length: a lone underscore before a
+    # 64 KB line of words (31 s to parse), with a long closed phrase, underscore runs and "_a " patterns
+    what = "Keep num_cached_tokens and the fast path intact in __init__."
+    closed = "_" + "c d " * 2000 + "end_"
+    unclosed = "_" + "a b " * 16384
+    runs = ("_" * 7 + " x ") * 1000
+    pattern = "_a " * 2000
+    body = pr_body(purpose=f"Keep num_cached_tokens and the _fast path_ intact in __init__.\n\n{closed}",
+                   plan=unclosed, result=f"{runs}\n\n{pattern}")
+    assert len(unclosed) > 64 * 1024
+
+    def clip(text: str) -> str:  # a section is kept to 4,000 characters
+        return text[:3999].rstrip() + "…"
+
+    parts = parse_body(body)
+    assert parts.what == what
+    # the closed phrase loses its markers; the unclosed underscore, the runs and the "_a " stay as written
+    assert parts.purpose == clip(f"{what}\n" + "c d " * 2000 + "end")
+    assert parts.test_plan == clip(unclosed.strip())
+    assert parts.test_result == clip(runs.strip())
+    assert parts.figures == () and parts.references == ()
+
+
 def test_empty_and_none():
     assert parse_body(None) == parse_body("") == parse_body("  \n ")
     assert not parse_body(None).has_description
