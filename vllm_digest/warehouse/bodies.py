@@ -26,6 +26,20 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from vllm_digest.warehouse.markup import (
+    CHECKBOX,
+    EMPHASIS,
+    HTML_COMMENT,
+    LINE_FENCE,
+    LINE_IMAGE,
+    LINE_INLINE_CODE,
+    LINE_LINK,
+    LINE_TAG,
+    STRUCTURE,
+    TEMPLATE_MARK,
+    UNDERSCORE_PHRASE,
+)
+
 # a one-line "what it does" is the author's first sentence whole; longer ones (rare) are cut at a word
 WHAT_CHARS = 300
 SECTION_CHARS = 4000
@@ -56,10 +70,8 @@ _TEMPLATE_LINES = re.compile(
     r"(?im)^[^\n]*(?:before submitting, please read|anything written below this line will be removed"
     r"|your output of `?python collect_env\.py`? here)[^\n]*$"
 )
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _DETAILS = re.compile(r"<details\b[^>]*>.*?(?:</details\s*>|\Z)", re.S | re.I)
 _TEMPLATE_DETAILS = re.compile(r"(?i)essential elements|collect_env|current environment|environment information")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 # what `python collect_env.py` prints, when pasted outside its <details>
 _ENV_DUMP = re.compile(
     r"(?i)collecting environment information|pytorch version:|rocm used to build pytorch|"
@@ -107,29 +119,15 @@ def heading_kind(text: str) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------- markup to plain text
-_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
-_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
-_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
-_INLINE_CODE = re.compile(r"`+([^`\n]*)`+")
-# emphasis markers: * and ~ at a word's edge; _ only around a phrase (`_No response_`), since an identifier
-# (num_cached_tokens, __init__, _every_) is indistinguishable from a one-word emphasis and must survive
-_EMPHASIS = re.compile(r"(?<![\w*~])[*~]{1,3}(?=\S)|(?<=\S)[*~]{1,3}(?![\w*~])")
-# The phrase's text up to its first space is matched greedily and can hold no space, so each start is tried in
-# one pass to the next underscore; the old lazy "[^_\n]*?\s[^_\n]*?" tried every space of the line as "the"
-# space and took 31 s on a 64 KB line after a lone underscore. On one line (all it is given) both match alike.
-_UNDERSCORE_PHRASE = re.compile(r"(?<![\w_])(_{1,3})(?=\S)([^_\s]*\s[^_\n]*?)(?<=\S)\1(?![\w_])")
+# ---------------------------------------------------------------- markup to plain text (warehouse/markup.py)
 _CODE_SLOT = "\x00{}\x00"
-_TEMPLATE_MARK = re.compile(r"\{[{%#].*?[}%#]\}")
-_CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]\]")
-_STRUCTURE = re.compile(r"^\s*(?:>|\||[-=*_]{3,}\s*$)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 
 
 def _inline_plain(line: str) -> str:
-    line = _IMAGE.sub(" ", line.replace("\x00", ""))
-    line = _LINK.sub(r"\1", line)
-    line = _TAG.sub(" ", line)
+    line = LINE_IMAGE.sub(" ", line.replace("\x00", ""))
+    line = LINE_LINK.sub(r"\1", line)
+    line = LINE_TAG.sub(" ", line)
     # a bare URL stays: it is part of the author's sentence, and the report's escaping makes it inert text
     # code spans are kept verbatim: set aside while emphasis is stripped
     spans: list[str] = []
@@ -138,9 +136,9 @@ def _inline_plain(line: str) -> str:
         spans.append(m.group(1))
         return _CODE_SLOT.format(len(spans) - 1)
 
-    line = _INLINE_CODE.sub(keep, line)
-    line = _TEMPLATE_MARK.sub(" ", line)
-    line = _UNDERSCORE_PHRASE.sub(r"\2", _EMPHASIS.sub("", line))
+    line = LINE_INLINE_CODE.sub(keep, line)
+    line = TEMPLATE_MARK.sub(" ", line)
+    line = UNDERSCORE_PHRASE.sub(r"\2", EMPHASIS.sub("", line))
     line = re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], line)
     return " ".join(line.split())
 
@@ -148,11 +146,11 @@ def _inline_plain(line: str) -> str:
 def _prose_lines(text: str) -> list[str]:
     """A section's lines as plain text, code blocks, checkboxes, quotes and tables left out; a
     paragraph wrapped over several lines is joined, each list item is its own line."""
-    text = _FENCE.sub("\n", text)
+    text = LINE_FENCE.sub("\n", text)
     out: list[str] = []
     joining = False
     for raw in text.splitlines():
-        if not raw.strip() or _CHECKBOX.match(raw) or _STRUCTURE.match(raw):
+        if not raw.strip() or CHECKBOX.match(raw) or STRUCTURE.match(raw):
             joining = False
             continue
         item = bool(_LIST_MARK.match(raw))
@@ -259,14 +257,14 @@ def _sections(body: str) -> list[_Section]:
 
 def _without_template(body: str) -> str:
     body = body.replace("\r\n", "\n").replace("\r", "\n")
-    body = _HTML_COMMENT.sub("\n", body)
+    body = HTML_COMMENT.sub("\n", body)
     # the template's collapsed blocks (the checklist, collect_env dumps) go; an author's own (a long log,
     # a benchmark's output) is kept without its tags
-    body = _DETAILS.sub(lambda m: "\n" if _TEMPLATE_DETAILS.search(m.group(0)) else _TAG.sub("\n", m.group(0)), body)
+    body = _DETAILS.sub(lambda m: "\n" if _TEMPLATE_DETAILS.search(m.group(0)) else LINE_TAG.sub("\n", m.group(0)), body)
     body = _PLACEHOLDER.sub("", body)
     body = _TEMPLATE_LINES.sub("", body)
     # a pasted environment dump outside its <details>: drop the code block that holds it
-    return _FENCE.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
+    return LINE_FENCE.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -278,7 +276,7 @@ def parse_body(body: str | None) -> BodyParts:
     """What an issue or PR body says, template text left out (see the module docstring)."""
     if not body or not body.strip():
         return BodyParts()
-    references = references_of(_HTML_COMMENT.sub(" ", body))
+    references = references_of(HTML_COMMENT.sub(" ", body))
     sections = _sections(_without_template(body))
     by_kind: dict[str, list[str]] = {}
     kept: list[str] = []

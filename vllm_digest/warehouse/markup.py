@@ -1,0 +1,52 @@
+"""The markup of untrusted Markdown (issue and PR bodies, comments): the patterns that strip it to plain text.
+
+One module for its two readers: the body parser (``warehouse/bodies.py``), which reads a body line by line,
+and the comment excerpts of 💬 (``report/gist.py``), which strip a whole comment at once. The two differ
+only where a construct can run over a line break: the ``LINE_*`` patterns stop at a line's end (a body is
+cut into sections and lines first), the others may span lines (a comment is stripped before it is cut).
+"""
+
+from __future__ import annotations
+
+import re
+
+# an HTML comment; an unclosed one runs to the end of the text
+HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+# template syntax ({{ x }}, {% x %}, {# x #}) pasted from a Jinja or chat template
+TEMPLATE_MARK = re.compile(r"\{[{%#].*?[}%#]\}")
+# emphasis markers: * and ~ at a word's edge only. Underscores are left to UNDERSCORE_PHRASE, since
+# identifiers (num_cached_tokens, __init__, _every_) carry them and a one-word _emphasis_ cannot be told from one
+EMPHASIS = re.compile(r"(?<![\w*~])[*~]{1,3}(?=\S)|(?<=\S)[*~]{1,3}(?![\w*~])")
+# _ only around a phrase (`_No response_`). The phrase's text up to its first space is matched greedily and can
+# hold no space, so each start is tried in one pass to the next underscore; the old lazy "[^_\n]*?\s[^_\n]*?"
+# tried every space of the line as "the" space and took 31 s on a 64 KB line after a lone underscore. On one
+# line (all it is given) both match alike.
+UNDERSCORE_PHRASE = re.compile(r"(?<![\w_])(_{1,3})(?=\S)([^_\s]*\s[^_\n]*?)(?<=\S)\1(?![\w_])")
+# a bare address of any scheme a link could carry
+URL = re.compile(r"(?i)\b(?:https?|ftp|javascript|data|vbscript|file):\S*")
+
+# ---- constructs that may span lines (a whole comment)
+# a fenced code block, or a stray fence, anywhere; an unclosed one runs to the end, a final line break left
+FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.S)
+# HTML_COMMENT as the excerpts have always stripped it: an unclosed one leaves a final line break (an excerpt
+# of nothing but blanks is kept as it was)
+HTML_COMMENT_KEEPING_LAST_BREAK = re.compile(r"<!--.*?(?:-->|$)", re.S)
+TAG = re.compile(r"</?[A-Za-z][^>]*>")
+IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+INLINE_CODE = re.compile(r"`([^`]*)`")
+
+# ---- constructs within one line (a body's line)
+# a fenced code block from its opening line to its closing fence (same marker) or the end of the text
+LINE_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+LINE_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
+LINE_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+LINE_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
+# a code span of any number of backticks
+LINE_INLINE_CODE = re.compile(r"`+([^`\n]*)`+")
+
+# ---- lines that carry structure, not content
+HEADING_LINE = re.compile(r"^\s*#{1,6}\s")
+CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]\]")
+# quotes, tables and rules
+STRUCTURE = re.compile(r"^\s*(?:>|\||[-=*_]{3,}\s*$)")
