@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from vllm_digest.warehouse.markup import (
     CHECKBOX,
     EMPHASIS,
+    FENCED_BLOCK,
     HTML_COMMENT,
-    LINE_FENCE,
     LINE_IMAGE,
     LINE_INLINE_CODE,
     LINE_LINK,
@@ -146,7 +146,7 @@ def _inline_plain(line: str) -> str:
 def _prose_lines(text: str) -> list[str]:
     """A section's lines as plain text, code blocks, checkboxes, quotes and tables left out; a
     paragraph wrapped over several lines is joined, each list item is its own line."""
-    text = LINE_FENCE.sub("\n", text)
+    text = FENCED_BLOCK.sub("\n", text)
     out: list[str] = []
     joining = False
     for raw in text.splitlines():
@@ -264,7 +264,7 @@ def _without_template(body: str) -> str:
     body = _PLACEHOLDER.sub("", body)
     body = _TEMPLATE_LINES.sub("", body)
     # a pasted environment dump outside its <details>: drop the code block that holds it
-    return LINE_FENCE.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
+    return FENCED_BLOCK.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
 
 
 def _clip(text: str, limit: int) -> str:

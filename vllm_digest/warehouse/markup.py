@@ -3,7 +3,8 @@
 One module for its two readers: the body parser (``warehouse/bodies.py``), which reads a body line by line,
 and the comment excerpts of 💬 (``report/gist.py``), which strip a whole comment at once. The two differ
 only where a construct can run over a line break: the ``LINE_*`` patterns stop at a line's end (a body is
-cut into sections and lines first), the others may span lines (a comment is stripped before it is cut).
+cut into lines first, its code blocks dropped whole), the others may span lines (a comment is stripped
+before it is cut).
 """
 
 from __future__ import annotations
@@ -36,9 +37,10 @@ IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 INLINE_CODE = re.compile(r"`([^`]*)`")
 
+# ---- a body's fenced code block: from a line opening it to a line closing it (same marker) or the text's end
+FENCED_BLOCK = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+
 # ---- constructs within one line (a body's line)
-# a fenced code block from its opening line to its closing fence (same marker) or the end of the text
-LINE_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 LINE_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
 LINE_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
 LINE_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
