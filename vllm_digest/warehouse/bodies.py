@@ -169,9 +169,12 @@ def _prose_lines(text: str) -> list[str]:
 # ---------------------------------------------------------------- sentences, figures, references
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "incl.", "cf.", "no.", "fig.", "eq.")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+# a line of nothing but references. Each reference is an atomic group: a URL takes its whole run of non-blanks
+# at once, since references run together ("…/issues/1https://…/issues/2") could otherwise be split in
+# exponentially many ways before the line is found not to be one (18 of them took a minute)
 _ONLY_REFS = re.compile(
     r"(?i)^(?:(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|related(?: to)?|part of|follow[- ]up(?: to| of)?|see|"
-    r"ref(?:s)?|issue)\b[:\s]*)?(?:(?:#\d+|https?://github\.com/\S+/(?:issues|pull)/\d+\S*)[\s,;]*(?:and\s*)?)+[.:]?$"
+    r"ref(?:s)?|issue)\b[:\s]*)?(?:(?>#\d+|https?://github\.com/\S+/(?:issues|pull)/\d+\S*)[\s,;]*(?:and\s*)?)+[.:]?$"
 )
 
 
