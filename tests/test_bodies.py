@@ -187,6 +187,37 @@ def test_a_large_adversarial_body_is_parsed_whole():
     assert parts.figures == () and parts.references == ()
 
 
+def test_long_lines_of_headings_and_initials_are_read_whole():
+    # a heading line padded with blanks (11 s for 64 KB) and a line of initials, each of which is tried as a
+    # sentence's end (18 s): both were read once per position of the line
+    body = "# Summary" + " " * 65536 + "#\n" + "A. " * 21000
+    parts = parse_body(body)
+    assert parts.sections == ("purpose",)
+    # no sentence ends (every "A." is an initial): cut at the last word before 300 characters
+    assert parts.what == "A. " * 98 + "A.…" and len(parts.what) < WHAT_CHARS
+    assert parts.purpose == ("A. " * 21000)[:3999].rstrip() + "…"
+    # the initial rule still holds: "J. Smith." is one sentence, its end after "Smith."
+    assert parse_body("## Purpose\nReviewed by J. Smith. Then merged.").what == "Reviewed by J. Smith."
+
+
+UNCLOSED = ("[a ", "![a ", "[a](x ", "<a ", "<details ", "{{ ", "{% ")
+
+
+def test_long_runs_of_unclosed_markup_are_kept_as_written():
+    # a link, image, tag, <details> or template mark that never closes is text; a 64 KB run of them was tried
+    # again from each opening to the line's end (7 to 18 s)
+    from vllm_digest.report.gist import excerpt
+
+    what = "Keep the fast path and this intact."
+    for run in UNCLOSED:
+        line = (run * (65536 // len(run))).strip()
+        parts = parse_body(f"## Purpose\nKeep the [fast path](https://x.y) and <b>this</b> {{{{ x }}}} intact.\n\n{line}")
+        assert parts.what == what, run
+        assert parts.purpose == f"{what}\n{line}"[:3999].rstrip() + "…", run
+        # the 💬 excerpt of a comment that is such a run
+        assert excerpt(line) == line[:119].rstrip() + "…", run
+
+
 def test_empty_and_none():
     assert parse_body(None) == parse_body("") == parse_body("  \n ")
     assert not parse_body(None).has_description

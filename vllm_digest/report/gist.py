@@ -25,6 +25,7 @@ from vllm_digest.warehouse.markup import (
     TAG,
     TEMPLATE_MARK,
     URL,
+    sub_markup,
 )
 
 GIST_CHARS = 160
@@ -41,12 +42,12 @@ def strip_markup(text: str) -> str:
     its text (the patterns are warehouse/markup.py's, which the body parser shares)."""
     text = FENCE.sub(" ", text)
     text = HTML_COMMENT_KEEPING_LAST_BREAK.sub(" ", text)
-    text = IMAGE.sub(" ", text)
-    text = LINK.sub(r"\1", text)
-    text = TAG.sub(" ", text)
+    text = sub_markup(IMAGE, " ", text)
+    text = sub_markup(LINK, r"\1", text)
+    text = sub_markup(TAG, " ", text)
     text = URL.sub(" ", text)
     text = INLINE_CODE.sub(r"\1", text)
-    text = TEMPLATE_MARK.sub(" ", text)
+    text = sub_markup(TEMPLATE_MARK, " ", text)
     return text
 
 
