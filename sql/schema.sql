@@ -218,7 +218,8 @@ CREATE TABLE IF NOT EXISTS core_comments (
 -- a warehouse made before review verdicts were kept gets the column
 ALTER TABLE core_comments ADD COLUMN IF NOT EXISTS review_state VARCHAR;
 
--- core_people: one row per person active in the window, with what they did.
+-- core_people: one row per person of the day: who acted in the window, with what they did, and every author of
+-- the day's items (active = false when they did nothing in the window: kept so that their profile is known).
 CREATE TABLE IF NOT EXISTS core_people (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
@@ -234,13 +235,16 @@ CREATE TABLE IF NOT EXISTS core_people (
     name VARCHAR,                       -- their profile's display name (null: no profile fetched)
     company VARCHAR,                    -- their profile's company (null: none written, or no profile fetched)
     bio VARCHAR,                        -- their profile's bio
-    has_profile BOOLEAN                 -- whether their profile was fetched (GET /users/{login})
+    has_profile BOOLEAN,                -- whether their profile was fetched (GET /users/{login})
+    active BOOLEAN                      -- whether they did anything in the window (false: only an item's author)
 );
 -- a warehouse made before profiles were fetched gets their columns
 ALTER TABLE core_people ADD COLUMN IF NOT EXISTS name VARCHAR;
 ALTER TABLE core_people ADD COLUMN IF NOT EXISTS company VARCHAR;
 ALTER TABLE core_people ADD COLUMN IF NOT EXISTS bio VARCHAR;
 ALTER TABLE core_people ADD COLUMN IF NOT EXISTS has_profile BOOLEAN;
+-- a warehouse made when only the window's actors were people gets the column (its rows were all active)
+ALTER TABLE core_people ADD COLUMN IF NOT EXISTS active BOOLEAN DEFAULT true;
 
 -- mart_five_sets: the day's five report lists, one row per (set, item).
 CREATE TABLE IF NOT EXISTS mart_five_sets (

@@ -106,6 +106,17 @@ def test_a_purpose_of_only_references_falls_to_its_next_sentence():
     assert parts.references == (100, 101, 102)
 
 
+def test_a_line_of_run_together_references_is_read_at_once():
+    # references written without spaces between them could be split in exponentially many ways by the "only
+    # references" rule: 16 of them took 7 s, 18 a minute; the line is read once, and it is a reference line
+    refs = "https://github.com/vllm-project/vllm/issues/1" * 18
+    parts = parse_body(pr_body(purpose=f"{refs}\n\nGuard the KV transfer against an empty block table."))
+    assert parts.what == "Guard the KV transfer against an empty block table."
+    # the same line with a word after it is not only references: it is the what (cut at 300 characters)
+    parts = parse_body(pr_body(purpose=f"{refs} x\n\nGuard the KV transfer against an empty block table."))
+    assert parts.what == refs[:WHAT_CHARS - 1] + "…"
+
+
 def test_sentence_cut_skips_abbreviations_and_versions():
     what = parse_body(pr_body(purpose="Support e.g. Qwen3 v0.11.2 checkpoints in the loader. Second sentence.")).what
     assert what == "Support e.g. Qwen3 v0.11.2 checkpoints in the loader."
@@ -150,6 +161,61 @@ def test_a_feature_request_and_an_html_comment():
             "`--max-model-len auto` to size the context from free memory.\n\n### Alternatives\n\n_No response_")
     assert parse_body(body).what == "Allow --max-model-len auto to size the context from free memory."
     assert "Please describe" not in parse_body(body).text
+
+
+def test_a_large_adversarial_body_is_parsed_whole():
+    # what made the underscore-phrase regex backtrack, quadratic in a line's length: a lone underscore before a
+    # 64 KB line of words (31 s to parse), with a long closed phrase, underscore runs and "_a " patterns
+    what = "Keep num_cached_tokens and the fast path intact in __init__."
+    closed = "_" + "c d " * 2000 + "end_"
+    unclosed = "_" + "a b " * 16384
+    runs = ("_" * 7 + " x ") * 1000
+    pattern = "_a " * 2000
+    body = pr_body(purpose=f"Keep num_cached_tokens and the _fast path_ intact in __init__.\n\n{closed}",
+                   plan=unclosed, result=f"{runs}\n\n{pattern}")
+    assert len(unclosed) > 64 * 1024
+
+    def clip(text: str) -> str:  # a section is kept to 4,000 characters
+        return text[:3999].rstrip() + "…"
+
+    parts = parse_body(body)
+    assert parts.what == what
+    # the closed phrase loses its markers; the unclosed underscore, the runs and the "_a " stay as written
+    assert parts.purpose == clip(f"{what}\n" + "c d " * 2000 + "end")
+    assert parts.test_plan == clip(unclosed.strip())
+    assert parts.test_result == clip(runs.strip())
+    assert parts.figures == () and parts.references == ()
+
+
+def test_long_lines_of_headings_and_initials_are_read_whole():
+    # a heading line padded with blanks (11 s for 64 KB) and a line of initials, each of which is tried as a
+    # sentence's end (18 s): both were read once per position of the line
+    body = "# Summary" + " " * 65536 + "#\n" + "A. " * 21000
+    parts = parse_body(body)
+    assert parts.sections == ("purpose",)
+    # no sentence ends (every "A." is an initial): cut at the last word before 300 characters
+    assert parts.what == "A. " * 98 + "A.…" and len(parts.what) < WHAT_CHARS
+    assert parts.purpose == ("A. " * 21000)[:3999].rstrip() + "…"
+    # the initial rule still holds: "J. Smith." is one sentence, its end after "Smith."
+    assert parse_body("## Purpose\nReviewed by J. Smith. Then merged.").what == "Reviewed by J. Smith."
+
+
+UNCLOSED = ("[a ", "![a ", "[a](x ", "<a ", "<details ", "{{ ", "{% ")
+
+
+def test_long_runs_of_unclosed_markup_are_kept_as_written():
+    # a link, image, tag, <details> or template mark that never closes is text; a 64 KB run of them was tried
+    # again from each opening to the line's end (7 to 18 s)
+    from vllm_digest.report.gist import excerpt
+
+    what = "Keep the fast path and this intact."
+    for run in UNCLOSED:
+        line = (run * (65536 // len(run))).strip()
+        parts = parse_body(f"## Purpose\nKeep the [fast path](https://x.y) and <b>this</b> {{{{ x }}}} intact.\n\n{line}")
+        assert parts.what == what, run
+        assert parts.purpose == f"{what}\n{line}"[:3999].rstrip() + "…", run
+        # the 💬 excerpt of a comment that is such a run
+        assert excerpt(line) == line[:119].rstrip() + "…", run
 
 
 def test_empty_and_none():

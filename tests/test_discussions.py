@@ -83,3 +83,34 @@ def test_threads_are_digested_by_side_and_reviews_named(make_settings, tmp_path)
     zh = report_path(settings, DAY, "zh.md").read_text(encoding="utf-8")
     assert "  - alice（作者）: “Fixed the prefix cache path in the latest push.”" in zh
     assert " · 批准：bob、dave · 要求修改：erin)" in zh
+
+
+def test_the_facts_pack_carries_the_digest_the_report_shows(make_settings, tmp_path):
+    from vllm_digest.narrative.facts import discussions_facts
+    from vllm_digest.partitions import windows_for_keys
+    from vllm_digest.report.build import build_reports
+    from vllm_digest.warehouse.resource import WarehouseResource
+
+    _write_sample(tmp_path / "sample")
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
+    materialize(settings, DAY)
+    with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
+        (day,) = build_reports(con, settings, settings.repos[0], windows_for_keys([DAY], settings))
+    en = next(r for r in day if r.language == "en")
+    facts = {i["number"]: i for i in discussions_facts(en, en.data, None)["items"]}
+    shown = {e.number: e for s in en.sections if s.id == "discussions" for g in s.groups for e in g.items}
+    assert {901, 902} <= set(facts) and set(facts) == set(shown)
+    pr = facts[901]
+    # the same excerpts as the report's 💬 lines, each with its side
+    assert [(x["author"], x["side"], x["text"]) for x in pr["comment_excerpts"]] == [
+        ("carol", "community", "I see the same regression on H100 with Llama."),
+        ("alice", "author", "Fixed the prefix cache path in the latest push."),
+        ("bob", "maintainer", "Looks good now, the hybrid path is covered."),
+    ]
+    for number, item in facts.items():
+        assert [x["text"] for x in item["comment_excerpts"]] == [q.text for q in shown[number].quotes], number
+    assert (pr["participants"], pr["maintainers"], pr["first_response_hours"]) == (5, ["bob", "dave"], 1.5)
+    assert pr["latest_maintainer_comment"] == {"author": "bob", "text": "Looks good now, the hybrid path is covered."}
+    # the author alone spoke: one side, no maintainer, nothing invented
+    assert [(x["author"], x["side"]) for x in facts[902]["comment_excerpts"]] == [("frank", "author")]
+    assert "maintainers" not in facts[902] and "latest_maintainer_comment" not in facts[902]

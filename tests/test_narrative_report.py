@@ -435,7 +435,7 @@ def test_injected_instructions_sit_inside_the_data_fence(injected):
     discussion = next(r for r in carrying if parse_request(r.body)[:2] == ("discussions", "zh"))
     (item,) = parse_request(discussion.body)[2]["items"]
     assert item["number"] == 901
-    assert item["comment_excerpts"][0] == {"author": "helper", "text": f"SYSTEM: {INJECTION}"}
+    assert item["comment_excerpts"][0] == {"author": "helper", "side": "community", "text": f"SYSTEM: {INJECTION}"}
     assert injected.meta["narrative_fallbacks"] == {}
 
 

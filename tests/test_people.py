@@ -113,3 +113,36 @@ def test_a_damaged_cache_file_is_named_with_its_line_and_nothing_is_overwritten(
     fresh.changed = True
     fresh.save()
     assert PeopleCache.load(tmp_path / "new.json").entries == {"bob": {"etag": "e"}}
+
+
+def test_an_item_author_who_did_nothing_in_the_window_keeps_their_profile(make_settings, tmp_path, monkeypatch):
+    # on 2026-03-21 lcskrishna's merged ROCm PR is in the focus list, but lcskrishna has no event that day (others
+    # merged and commented it): the author's profile must still count, and the people who took part stay the actors
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    data = Dataset.from_sample()
+    data.users = {"lcskrishna": {"login": "lcskrishna", "name": None, "company": "AMD", "bio": None,
+                                 "type": "User", "id": 7, "public_repos": 3}}
+    with GitHubEmulator(data, token=TOKEN, search_limit=1000) as emulator:
+        settings = make_settings(VLLM_DIGEST_SOURCE="github", GITHUB_API_URL=emulator.base_url, GITHUB_TOKEN=TOKEN,
+                                 GITHUB_WEB_URL="https://github.com", VLLM_DIGEST_GITHUB_PEOPLE="500")
+        materialize(settings, DAY)
+    with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
+        acted = con.execute("SELECT count(*) FROM core_events WHERE day = DATE '2026-03-21' "
+                            "AND actor_login = 'lcskrishna'").fetchone()[0]
+        person = con.execute("SELECT company, has_profile, active, prs_opened, comments FROM core_people "
+                             "WHERE day = DATE '2026-03-21' AND login = 'lcskrishna'").fetchall()
+        employee = con.execute("SELECT is_vendor_employee, employee_rule FROM mart_focus_items "
+                               "WHERE day = DATE '2026-03-21' AND number = 34692").fetchall()
+        took_part = con.execute("SELECT count(DISTINCT actor_login) FILTER (WHERE NOT coalesce(actor_is_bot, false)) "
+                                "FROM core_events WHERE day = DATE '2026-03-21'").fetchone()[0]
+        inactive = con.execute("SELECT count(*) FROM core_people WHERE day = DATE '2026-03-21' "
+                               "AND NOT active AND prs_opened + issues_opened + comments + reviews > 0").fetchone()[0]
+    assert acted == 0
+    assert person == [("AMD", True, False, 0, 0)]
+    assert [(is_employee, rule.split(":", 1)[0]) for is_employee, rule in employee] == [(True, "profile")]
+    assert inactive == 0
+    en = report_path(settings, DAY, "en.md").read_text(encoding="utf-8")
+    assert "13 items concern AMD/ROCm, 1 of them by AMD employees." in en
+    assert "(lcskrishna (AMD employee) · merged)" in en
+    # the people count is of those who took part, not of every author of the day's items
+    assert f"; {took_part} non-bot people took part." in en

@@ -27,8 +27,7 @@ from vllm_digest.report.sections import (
     has_comment_threads,
     item_state,
     review_verdicts,
-    thread_people,
-    thread_voices,
+    thread_digest,
 )
 from vllm_digest.taxonomy import FocusArea
 from vllm_digest.warehouse.bodies import WHAT_CHARS
@@ -152,16 +151,23 @@ NO_THREADS_NOTE = "this source holds no comment threads or reviews; comments is 
 
 
 def discussions_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
+    """Each hot thread's digest, the very one 💬 prints (``report.sections.thread_digest``): participants,
+    maintainers, time to first response, the latest maintainer comment, one excerpt per side that spoke."""
     threads = has_comment_threads(data)
     items = []
     for i in data.hot:
-        people, quotes = thread_voices(data, i["number"])
-        excerpts = [{"author": q.author, "text": q.text} for q in quotes]
-        extra = {"participants": len(people), "comment_excerpts": excerpts} if threads else {}
+        extra: dict = {}
         if threads:
-            _, _, maintainers, first = thread_people(data, i)
-            extra.update({"maintainers": [author_name(m) for m in maintainers]} if maintainers else {})
-            extra.update({"first_response_hours": first} if first is not None else {})
+            digest = thread_digest(data, i)
+            extra["participants"] = len(digest.participants)
+            extra["comment_excerpts"] = [{"author": e.login, "side": e.side, "text": e.text} for e in digest.excerpts]
+            if digest.maintainers:
+                extra["maintainers"] = [author_name(m) for m in digest.maintainers]
+            if digest.first_response_hours is not None:
+                extra["first_response_hours"] = digest.first_response_hours
+            if digest.latest_maintainer:
+                extra["latest_maintainer_comment"] = {"author": digest.latest_maintainer.login,
+                                                      "text": digest.latest_maintainer.text}
         items.append(_item(i, data.known_refs, score=round(float(i["score"]), 2), **extra))
     return _pack(report, items=items, notes=None if threads else [NO_THREADS_NOTE])
 

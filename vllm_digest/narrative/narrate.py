@@ -13,7 +13,9 @@ A facts pack is plain JSON-able data, the same shape for every section:
      "items": [{"number": int, "kind": "issue"|"pr", "title": str, "labels": [str], "author": str,
                 "is_vendor_employee": bool, "state": str, "comments": int, "score": float,
                 "additions": int, "deletions": int, "files": int, "reviews": {state: int},
-                "gist": str, "comment_excerpts": [{"author": str, "text": str}],
+                "gist": str, "participants": int, "maintainers": [str], "first_response_hours": float,
+                "comment_excerpts": [{"author": str, "side": "author"|"maintainer"|"community", "text": str}],
+                "latest_maintainer_comment": {"author": str, "text": str},
                 "related": [int]}]}          # related: real items (in core_items) the item's text cites, citable as #N
      "topics": [{"name": str, "items": int, "expected": float, "trend": "up"|"down"|"noise"|"incomplete",
                  "numbers": [int], "why": {score parts}, "threads": [{"numbers": [int], "points": float,

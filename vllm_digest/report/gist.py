@@ -12,24 +12,24 @@ import functools
 import re
 
 from vllm_digest.report.markdown_safe import plain_inline
+from vllm_digest.warehouse.markup import (
+    CHECKBOX,
+    EMPHASIS,
+    FENCE,
+    HEADING_LINE,
+    HTML_COMMENT_KEEPING_LAST_BREAK,
+    IMAGE,
+    INLINE_CODE,
+    LINK,
+    STRUCTURE,
+    TAG,
+    TEMPLATE_MARK,
+    URL,
+    sub_markup,
+)
 
 GIST_CHARS = 160
 
-_FENCE = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.S)
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
-_TAG = re.compile(r"</?[A-Za-z][^>]*>")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_URL = re.compile(r"(?i)\b(?:https?|ftp|javascript|data|vbscript|file):\S*")
-_INLINE_CODE = re.compile(r"`([^`]*)`")
-# emphasis markers (* and ~) at a word's edge only; underscores stay, since identifiers (num_cached_tokens,
-# __init__) carry them and a one-word _emphasis_ cannot be told from one
-_EMPHASIS = re.compile(r"(?<![\w*~])[*~]{1,3}(?=\S)|(?<=\S)[*~]{1,3}(?![\w*~])")
-_TEMPLATE_MARK = re.compile(r"\{[{%#].*?[}%#]\}")
-# lines that carry structure, not content: headings, checkboxes, quotes, tables, rules
-_BOILERPLATE = re.compile(
-    r"^\s*(?:#{1,6}\s|[-*+]\s*\[[ xX]\]|>|\||[-=*_]{3,}\s*$)"
-)
 _TEMPLATE_LINE = re.compile(
     r"(?i)^\s*(?:purpose|test plan|test result|essential elements|before submitting|"
     r"your current environment|describe the bug|motivation|summary|fix(?:es)?\s*#?\d*)\s*:?\s*$"
@@ -38,15 +38,22 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
 
 
 def strip_markup(text: str) -> str:
-    text = _FENCE.sub(" ", text)
-    text = _HTML_COMMENT.sub(" ", text)
-    text = _IMAGE.sub(" ", text)
-    text = _LINK.sub(r"\1", text)
-    text = _TAG.sub(" ", text)
-    text = _URL.sub(" ", text)
-    text = _INLINE_CODE.sub(r"\1", text)
-    text = _TEMPLATE_MARK.sub(" ", text)
+    """A whole comment without its code, comments, images, tags, addresses and template syntax; a link keeps
+    its text (the patterns are warehouse/markup.py's, which the body parser shares)."""
+    text = FENCE.sub(" ", text)
+    text = HTML_COMMENT_KEEPING_LAST_BREAK.sub(" ", text)
+    text = sub_markup(IMAGE, " ", text)
+    text = sub_markup(LINK, r"\1", text)
+    text = sub_markup(TAG, " ", text)
+    text = URL.sub(" ", text)
+    text = INLINE_CODE.sub(r"\1", text)
+    text = sub_markup(TEMPLATE_MARK, " ", text)
     return text
+
+
+def _boilerplate(line: str) -> bool:
+    """A line that carries structure, not content: a heading, a checkbox, a quote, a table, a rule."""
+    return bool(HEADING_LINE.match(line) or CHECKBOX.match(line) or STRUCTURE.match(line))
 
 
 # each language's sections ask for the same items' gists
@@ -56,9 +63,9 @@ def first_sentence(body: str | None, limit: int = GIST_CHARS) -> str:
     if not body:
         return ""
     for raw in strip_markup(body).splitlines():
-        if _BOILERPLATE.match(raw) or _TEMPLATE_LINE.match(raw):
+        if _boilerplate(raw) or _TEMPLATE_LINE.match(raw):
             continue
-        line = _EMPHASIS.sub("", raw).strip(" -*+\t")
+        line = EMPHASIS.sub("", raw).strip(" -*+\t")
         line = re.sub(r"^\d+[.)]\s+", "", line)
         # a line of a few symbols or a lone word says nothing next to a title
         if len(re.findall(r"\w", line)) < 12:
@@ -70,4 +77,4 @@ def first_sentence(body: str | None, limit: int = GIST_CHARS) -> str:
 
 def excerpt(body: str | None, limit: int = 120) -> str:
     """A short quote of a comment, markup stripped."""
-    return first_sentence(body, limit) or plain_inline(_EMPHASIS.sub("", strip_markup(body or "")), limit)
+    return first_sentence(body, limit) or plain_inline(EMPHASIS.sub("", strip_markup(body or "")), limit)

@@ -257,14 +257,6 @@ def _focus(data: DayData, w: Wording) -> _Body:
     return _Body(t("focus.lead", items=len(focus), focus=area.short), tuple(groups), t("focus.tail_label"), tail)
 
 
-def thread_voices(data: DayData, number: int, quotes: int = 3) -> tuple[list[str], list[Comment]]:
-    """The window's non-bot participants of an item's thread, and the first few of their comments."""
-    thread = data.comments.get(number, [])
-    people = sorted({c["author_login"] for c in thread if c["author_login"] and not c["author_is_bot"]})
-    humans = [c for c in thread if not c["author_is_bot"] and c["body"]]
-    return people, [Comment(author_name(c["author_login"]), excerpt(c["body"])) for c in humans[:quotes]]
-
-
 # GitHub's author_association values of the people who maintain a repository
 MAINTAINER_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 
@@ -274,15 +266,29 @@ def is_maintainer(row: dict) -> bool:
 
 
 @dataclass(frozen=True)
+class SideExcerpt:
+    """The latest words of one side of a thread: ``side`` is author (the item's), maintainer or community."""
+
+    side: str
+    login: str  # as the report prints it (author_name)
+    text: str  # the comment's excerpt
+
+
+@dataclass(frozen=True)
 class ThreadDigest:
     """What a hot thread's window holds: who spoke, which maintainers, how long the first answer took
     (items opened in the window only), and one excerpt per side that actually spoke, latest first of
-    each: the item's author, its maintainers (so the latest maintainer comment), everyone else."""
+    each: the item's author, its maintainers (so the latest maintainer comment), everyone else. The
+    report's 💬 and the narrative's facts pack both print this one digest."""
 
     participants: tuple[str, ...]
     maintainers: tuple[str, ...]
     first_response_hours: float | None
-    quotes: tuple[Comment, ...]
+    excerpts: tuple[SideExcerpt, ...]  # in time order
+
+    @property
+    def latest_maintainer(self) -> SideExcerpt | None:
+        return next((e for e in self.excerpts if e.side == "maintainer"), None)
 
 
 def thread_people(data: DayData, item: dict) -> tuple[list[dict], tuple[str, ...], tuple[str, ...], float | None]:
@@ -301,8 +307,8 @@ def thread_people(data: DayData, item: dict) -> tuple[list[dict], tuple[str, ...
     return thread, participants, maintainers, first
 
 
-def thread_digest(data: DayData, item: dict, w: Wording) -> ThreadDigest:
-    t, author = w.t, item.get("author_login")
+def thread_digest(data: DayData, item: dict) -> ThreadDigest:
+    author = item.get("author_login")
     thread, participants, maintainers, first = thread_people(data, item)
 
     def side(c: dict) -> str:
@@ -312,13 +318,17 @@ def thread_digest(data: DayData, item: dict, w: Wording) -> ThreadDigest:
     for c in thread:
         if c.get("body") and excerpt(c["body"]):
             latest[side(c)] = c  # oldest first: the last one kept is the side's latest
-    label = {"author": "discussions.side_author", "maintainer": "discussions.side_maintainer"}
-    quotes = tuple(
-        Comment(t(label[s], login=author_name(c["author_login"])) if s in label else author_name(c["author_login"]),
-                excerpt(c["body"]))
+    excerpts = tuple(
+        SideExcerpt(s, author_name(c["author_login"]), excerpt(c["body"]))
         for s, c in sorted(latest.items(), key=lambda kv: (kv[1]["created_at"], kv[0]))
     )
-    return ThreadDigest(participants, maintainers, first, quotes)
+    return ThreadDigest(participants, maintainers, first, excerpts)
+
+
+def side_quote(e: SideExcerpt, t: Catalog) -> Comment:
+    """An excerpt as 💬 prints it: the author and the maintainers are named with their side."""
+    label = {"author": "discussions.side_author", "maintainer": "discussions.side_maintainer"}
+    return Comment(t(label[e.side], login=e.login) if e.side in label else e.login, e.text)
 
 
 def _discussions(data: DayData, w: Wording) -> _Body:
@@ -328,7 +338,7 @@ def _discussions(data: DayData, w: Wording) -> _Body:
     entries = []
     threads = has_comment_threads(data)
     for i in data.hot:
-        digest = thread_digest(data, i, w)
+        digest = thread_digest(data, i)
         # without threads only the total is known: no "0 participants", which would read as nobody
         meta: list = [t("discussions.meta", comments=int(i["comments_total"] or 0),
                         participants=len(digest.participants), state=state_label(i, t)) if threads
@@ -338,7 +348,7 @@ def _discussions(data: DayData, w: Wording) -> _Body:
                                                             t("language.list_sep"), None)]
         if digest.first_response_hours is not None:
             meta.append(t("discussions.first_response", hours=f"{digest.first_response_hours:.1f}"))
-        entries.append(_entry(i, w, meta, digest.quotes))
+        entries.append(_entry(i, w, meta, tuple(side_quote(e, t) for e in digest.excerpts)))
     return _Body(t("discussions.lead"), (Group("", tuple(entries)),))
 
 

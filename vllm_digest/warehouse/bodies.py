@@ -26,6 +26,21 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from vllm_digest.warehouse.markup import (
+    CHECKBOX,
+    EMPHASIS,
+    FENCED_BLOCK,
+    HTML_COMMENT,
+    LINE_IMAGE,
+    LINE_INLINE_CODE,
+    LINE_LINK,
+    LINE_TAG,
+    STRUCTURE,
+    TEMPLATE_MARK,
+    UNDERSCORE_PHRASE,
+    sub_markup,
+)
+
 # a one-line "what it does" is the author's first sentence whole; longer ones (rare) are cut at a word
 WHAT_CHARS = 300
 SECTION_CHARS = 4000
@@ -56,10 +71,10 @@ _TEMPLATE_LINES = re.compile(
     r"(?im)^[^\n]*(?:before submitting, please read|anything written below this line will be removed"
     r"|your output of `?python collect_env\.py`? here)[^\n]*$"
 )
-_HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
-_DETAILS = re.compile(r"<details\b[^>]*>.*?(?:</details\s*>|\Z)", re.S | re.I)
+# a <details> block to its end; a "<details" that no ">" follows is no block (kept, with the rest, as markup.py's
+# unclosed constructs are)
+_DETAILS = re.compile(r"<details\b[^>]*(?:>.*?(?:</details\s*>|\Z)|(?P<keep>))", re.S | re.I)
 _TEMPLATE_DETAILS = re.compile(r"(?i)essential elements|collect_env|current environment|environment information")
-_FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
 # what `python collect_env.py` prints, when pasted outside its <details>
 _ENV_DUMP = re.compile(
     r"(?i)collecting environment information|pytorch version:|rocm used to build pytorch|"
@@ -86,7 +101,9 @@ _KIND_OF = [(kind, re.compile(rf"^(?:{words})$")) for kind, words in _KINDS]
 # which kinds say what the item is about, best first
 _PURPOSE_ORDER = ("purpose", "proposal")
 
-_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
+# its text is the rest of the line, closing blanks and #s stripped in code: a lazy "(.*?)[ \t#]*$" tried each
+# position of the line against the blanks after it (11 s for a 64 KB line of blanks)
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]+(.*)")
 _BOLD_HEADING = re.compile(r"^[ \t]*(?:\*\*|__)([^*_\n]{2,60}?)(?:\*\*|__)[ \t]*:?[ \t]*$")
 # "Purpose: text" on one line
 _LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*|__)?([A-Za-z][A-Za-z ]{2,30}?)(?:\*\*|__)?[ \t]*:[ \t]*(.*)$")
@@ -107,26 +124,15 @@ def heading_kind(text: str) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------- markup to plain text
-_TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
-_IMAGE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
-_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
-_INLINE_CODE = re.compile(r"`+([^`\n]*)`+")
-# emphasis markers: * and ~ at a word's edge; _ only around a phrase (`_No response_`), since an identifier
-# (num_cached_tokens, __init__, _every_) is indistinguishable from a one-word emphasis and must survive
-_EMPHASIS = re.compile(r"(?<![\w*~])[*~]{1,3}(?=\S)|(?<=\S)[*~]{1,3}(?![\w*~])")
-_UNDERSCORE_PHRASE = re.compile(r"(?<![\w_])(_{1,3})(?=\S)([^_\n]*?\s[^_\n]*?)(?<=\S)\1(?![\w_])")
+# ---------------------------------------------------------------- markup to plain text (warehouse/markup.py)
 _CODE_SLOT = "\x00{}\x00"
-_TEMPLATE_MARK = re.compile(r"\{[{%#].*?[}%#]\}")
-_CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]\]")
-_STRUCTURE = re.compile(r"^\s*(?:>|\||[-=*_]{3,}\s*$)")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")
 
 
 def _inline_plain(line: str) -> str:
-    line = _IMAGE.sub(" ", line.replace("\x00", ""))
-    line = _LINK.sub(r"\1", line)
-    line = _TAG.sub(" ", line)
+    line = sub_markup(LINE_IMAGE, " ", line.replace("\x00", ""))
+    line = sub_markup(LINE_LINK, r"\1", line)
+    line = sub_markup(LINE_TAG, " ", line)
     # a bare URL stays: it is part of the author's sentence, and the report's escaping makes it inert text
     # code spans are kept verbatim: set aside while emphasis is stripped
     spans: list[str] = []
@@ -135,9 +141,9 @@ def _inline_plain(line: str) -> str:
         spans.append(m.group(1))
         return _CODE_SLOT.format(len(spans) - 1)
 
-    line = _INLINE_CODE.sub(keep, line)
-    line = _TEMPLATE_MARK.sub(" ", line)
-    line = _UNDERSCORE_PHRASE.sub(r"\2", _EMPHASIS.sub("", line))
+    line = LINE_INLINE_CODE.sub(keep, line)
+    line = sub_markup(TEMPLATE_MARK, " ", line)
+    line = UNDERSCORE_PHRASE.sub(r"\2", EMPHASIS.sub("", line))
     line = re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], line)
     return " ".join(line.split())
 
@@ -145,11 +151,11 @@ def _inline_plain(line: str) -> str:
 def _prose_lines(text: str) -> list[str]:
     """A section's lines as plain text, code blocks, checkboxes, quotes and tables left out; a
     paragraph wrapped over several lines is joined, each list item is its own line."""
-    text = _FENCE.sub("\n", text)
+    text = FENCED_BLOCK.sub("\n", text)
     out: list[str] = []
     joining = False
     for raw in text.splitlines():
-        if not raw.strip() or _CHECKBOX.match(raw) or _STRUCTURE.match(raw):
+        if not raw.strip() or CHECKBOX.match(raw) or STRUCTURE.match(raw):
             joining = False
             continue
         item = bool(_LIST_MARK.match(raw))
@@ -167,10 +173,15 @@ def _prose_lines(text: str) -> list[str]:
 
 # ---------------------------------------------------------------- sentences, figures, references
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "incl.", "cf.", "no.", "fig.", "eq.")
+_ABBREVIATION_CHARS = max(map(len, _ABBREVIATIONS)) + 1
+_INITIAL = re.compile(r"\b[A-Z]\.$")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
+# a line of nothing but references. Each reference is an atomic group: a URL takes its whole run of non-blanks
+# at once, since references run together ("…/issues/1https://…/issues/2") could otherwise be split in
+# exponentially many ways before the line is found not to be one (18 of them took a minute)
 _ONLY_REFS = re.compile(
     r"(?i)^(?:(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|related(?: to)?|part of|follow[- ]up(?: to| of)?|see|"
-    r"ref(?:s)?|issue)\b[:\s]*)?(?:(?:#\d+|https?://github\.com/\S+/(?:issues|pull)/\d+\S*)[\s,;]*(?:and\s*)?)+[.:]?$"
+    r"ref(?:s)?|issue)\b[:\s]*)?(?:(?>#\d+|https?://github\.com/\S+/(?:issues|pull)/\d+\S*)[\s,;]*(?:and\s*)?)+[.:]?$"
 )
 
 
@@ -186,10 +197,12 @@ def first_sentence(lines: list[str], limit: int = WHAT_CHARS) -> str:
 def cut_sentence(line: str, limit: int = WHAT_CHARS) -> str:
     for m in _SENTENCE_END.finditer(line):
         end = m.end()
-        head = line[:end]
-        if any(head.lower().endswith(a) for a in _ABBREVIATIONS) or re.search(r"\b[A-Z]\.$", head):
+        # only the last characters before the end tell an abbreviation or an initial (reading the whole head
+        # at each end took 18 s for a 64 KB line of initials)
+        tail = line[max(0, end - _ABBREVIATION_CHARS):end]
+        if any(tail.lower().endswith(a) for a in _ABBREVIATIONS) or _INITIAL.search(tail[-3:]):
             continue  # "e.g." or an initial is not a sentence's end
-        line = head
+        line = line[:end]
         break
     if len(line) > limit:
         cut = line[: limit - 1]
@@ -243,7 +256,7 @@ def _sections(body: str) -> list[_Section]:
         if not in_fence:
             m = _HEADING.match(raw) or _BOLD_HEADING.match(raw)
             if m:
-                sections.append(_Section(heading_kind(m.group(1)), []))
+                sections.append(_Section(heading_kind(m.group(1).rstrip(" \t#")), []))
                 continue
             label = _LABEL_LINE.match(raw)
             kind = heading_kind(label.group(1)) if label else None
@@ -254,16 +267,23 @@ def _sections(body: str) -> list[_Section]:
     return sections
 
 
+def _details(m: re.Match) -> str:
+    """The template's collapsed blocks (the checklist, collect_env dumps) go; an author's own (a long log, a
+    benchmark's output) is kept without its tags."""
+    block = m.group(0)
+    if m.group("keep") is not None:
+        return block
+    return "\n" if _TEMPLATE_DETAILS.search(block) else sub_markup(LINE_TAG, "\n", block)
+
+
 def _without_template(body: str) -> str:
     body = body.replace("\r\n", "\n").replace("\r", "\n")
-    body = _HTML_COMMENT.sub("\n", body)
-    # the template's collapsed blocks (the checklist, collect_env dumps) go; an author's own (a long log,
-    # a benchmark's output) is kept without its tags
-    body = _DETAILS.sub(lambda m: "\n" if _TEMPLATE_DETAILS.search(m.group(0)) else _TAG.sub("\n", m.group(0)), body)
+    body = HTML_COMMENT.sub("\n", body)
+    body = _DETAILS.sub(_details, body)
     body = _PLACEHOLDER.sub("", body)
     body = _TEMPLATE_LINES.sub("", body)
     # a pasted environment dump outside its <details>: drop the code block that holds it
-    return _FENCE.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
+    return FENCED_BLOCK.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
 
 
 def _clip(text: str, limit: int) -> str:
@@ -275,7 +295,7 @@ def parse_body(body: str | None) -> BodyParts:
     """What an issue or PR body says, template text left out (see the module docstring)."""
     if not body or not body.strip():
         return BodyParts()
-    references = references_of(_HTML_COMMENT.sub(" ", body))
+    references = references_of(HTML_COMMENT.sub(" ", body))
     sections = _sections(_without_template(body))
     by_kind: dict[str, list[str]] = {}
     kept: list[str] = []

@@ -58,8 +58,10 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
         "origin": _on("core_comments", "comment_kind"),
     },
     "core_people": {
-        "login": _on("core_events", "actor_login"),
-        "is_bot": _on("core_events", "actor_is_bot"),
+        # the window's actors and the day's item authors
+        "login": _on("core_events", "actor_login") + _on("core_items", "author_login"),
+        "is_bot": _on("core_events", "actor_is_bot") + _on("core_items", "author_is_bot"),
+        "active": _on("core_events", "actor_login"),
         "issues_opened": _on("core_events", "event_type", "kind"),
         "prs_opened": _on("core_events", "event_type", "kind"),
         **{c: _on("core_events", "event_type") for c in ("comments", "reviews", "closings", "merges")},
