@@ -130,6 +130,11 @@ def test_junk_is_filtered_before_any_section_sees_it(marts):
     assert {37791, 37807} <= listed  # the five lists still count them
 
 
+# the junk tests' day and its window's end (the window closes at noon UTC)
+JUNK_DAY = dt.date(2026, 5, 1)
+JUNK_WINDOW_END = dt.datetime(2026, 5, 1, 12, 0, tzinfo=dt.timezone.utc)
+
+
 def run_junk(con, items: list[dict], events: list[dict]) -> dict[int, str]:
     for i in items:
         con.execute("INSERT INTO core_items BY NAME SELECT * FROM (SELECT unnest([$row], recursive := true))",
@@ -138,7 +143,8 @@ def run_junk(con, items: list[dict], events: list[dict]) -> dict[int, str]:
         con.execute("INSERT INTO core_events BY NAME SELECT * FROM (SELECT unnest([$row], recursive := true))",
                     {"row": {"repo": REPO.full_name, "day": dt.date(2026, 5, 1), "origin": "issue_event", **e}})
     sql = read_sql("int_item_junk")
-    rows = con.execute(sql, bind(sql, {"repo": REPO.full_name, "days": [dt.date(2026, 5, 1)]})).fetchall()
+    rows = con.execute(sql, bind(sql, {"repo": REPO.full_name, "days": [JUNK_DAY],
+                                       "window_ends": [JUNK_WINDOW_END]})).fetchall()
     return {r[2]: r[3] for r in rows}
 
 
@@ -162,6 +168,25 @@ def test_a_pr_closed_within_minutes_is_junk_only_when_its_author_closed_it(tmp_p
                "occurred_at": t0 + dt.timedelta(minutes=3), "actor_login": actor}
               for n, actor in ((1, "alice"), (2, "maintainer"), (3, "alice"))]
     assert run_junk(con, items, events) == {1: "quick_close", 5: "fork_sync", 6: "empty_title"}
+
+
+def test_a_quick_close_after_the_window_does_not_make_the_day_junk(tmp_path):
+    """A PR opened just before the window ends and closed by its author just after: the day's report
+    (built on time) saw an open PR, so a rebuild of the day later must not call it junk either."""
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("SET TimeZone = 'UTC'")
+    for ddl in schema_statements():
+        con.execute(ddl)
+    opened = JUNK_WINDOW_END - dt.timedelta(minutes=4)
+    pr = {"kind": "pr", "title": "[Kernel] Tune the fused MoE configs", "author_login": "alice", "created_at": opened}
+    items = [
+        {**pr, "number": 1, "closed_at": opened + dt.timedelta(minutes=3)},  # closed inside the window
+        {**pr, "number": 2, "closed_at": opened + dt.timedelta(minutes=6)},  # closed after it: later news
+    ]
+    events = [{"event_key": f"e{n}", "number": n, "kind": "pr", "event_type": "closed",
+               "occurred_at": closed, "actor_login": "alice"}
+              for n, closed in ((1, opened + dt.timedelta(minutes=3)), (2, opened + dt.timedelta(minutes=6)))]
+    assert run_junk(con, items, events) == {1: "quick_close"}
 
 
 def test_the_weights_file_is_checked_with_its_path(tmp_path):
