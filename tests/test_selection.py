@@ -117,6 +117,35 @@ def test_a_typo_sized_pr_never_leads(marts):
         build_analytics(con, REPO, ws, load_taxonomy())
 
 
+def notable_ranking(con, day) -> list[tuple[int, str, list[str]]]:
+    return con.execute("SELECT number, title, labels FROM mart_notable_issues WHERE day = $d ORDER BY notable_rank",
+                       {"d": day}).fetchall()
+
+
+def is_ci_failure_report(title: str, labels: list[str]) -> bool:
+    return title.lower().startswith("[ci failure]") or "ci-failure" in [lb.lower() for lb in labels or []]
+
+
+def test_a_ci_failure_report_is_never_notable_before_any_other_item(marts):
+    """A [CI Failure] issue (a tracker filed for a failing CI job) ranks after every other notable candidate,
+    like a typo-sized key change, however its other features score: the original's editor picked none in 21 days."""
+    con, ws = marts
+    day = "2026-03-20"  # a day with five AMD CI failure reports, which the focus feature used to lift
+    flags = [is_ci_failure_report(title, labels) for _, title, labels in notable_ranking(con, day)]
+    assert sum(flags) >= 5
+    assert flags == sorted(flags)  # every CI failure report after every other item
+    featured = {n for (n,) in con.execute("SELECT number FROM int_selection_features WHERE day = $d "
+                                          "AND feature = 'ci_failure'", {"d": day}).fetchall()}
+    assert featured == {n for (n, title, labels), flag in zip(notable_ranking(con, day), flags) if flag}
+    tempting = with_weight(load_selection_weights(), "notable", "ci_failure", 100.0)
+    try:
+        build_analytics(con, REPO, ws, load_taxonomy(), weights=tempting)
+        flags = [is_ci_failure_report(title, labels) for _, title, labels in notable_ranking(con, day)]
+        assert flags == sorted(flags)
+    finally:
+        build_analytics(con, REPO, ws, load_taxonomy())
+
+
 def test_junk_is_filtered_before_any_section_sees_it(marts):
     con, _ = marts
     junk = dict(con.execute("SELECT number, reason FROM int_item_junk WHERE day = $d", {"d": DAY}).fetchall())
@@ -273,3 +302,16 @@ def test_the_fit_recovers_planted_weights_and_cites_within_the_ratio():
     chosen = choose("key_changes", rows, days, picks)
     assert chosen["limit"] * len(days) <= MAX_CITE_RATIO * picks
     assert chosen["loo_recall"] >= 0.8
+
+
+def test_the_fit_ranks_each_sections_last_items_as_its_mart_does():
+    """LOO recall is measured in the pipeline's order: a CI failure report last among notable candidates, a
+    typo-sized PR last among key changes, whatever their score."""
+    from bench.fit_selection import ranked
+
+    rows = [("2026-01-01", 1, {"ci_failure": 1.0, "is_issue": 1.0}, 0),
+            ("2026-01-01", 2, {"typo_sized": 1.0, "is_issue": 1.0}, 0),
+            ("2026-01-01", 3, {}, 0)]
+    weights = {"is_issue": 5.0}
+    assert [r[1] for r in ranked(rows, 0.0, weights, "notable")["2026-01-01"]] == [2, 3, 1]
+    assert [r[1] for r in ranked(rows, 0.0, weights, "key_changes")["2026-01-01"]] == [1, 3, 2]
