@@ -5,7 +5,7 @@
 Materializes the embedded sample (like ``make eval``), reads each day's candidates and their explainable
 features from the warehouse (``mart_key_changes`` / ``mart_notable_issues`` rows, ``int_selection_features``),
 labels them with the original's picks (``cited_in_day_lists`` of selections.json) and fits one L2-regularised
-logistic regression per section by Newton's method, in plain Python (26 features, ~2,000 rows: no numpy).
+logistic regression per section by Newton's method, in plain Python (35 features, ~2,000 rows: no numpy).
 
 Honest splits (bench.editorial.SPLITS): only the **fit** days (2026-03-01 … 03-14) are fitted on.
 Leave-one-day-out over them chooses the regularisation and how many items the section cites (its ``limit``,
@@ -112,22 +112,30 @@ def score(bias: float, weights: dict[str, float], feats: dict[str, float]) -> fl
     return bias + sum(weights.get(f, 0.0) * v for f, v in feats.items())
 
 
-def ranked(rows: Sequence[Row], bias: float, weights: dict[str, float]) -> dict[str, list[Row]]:
-    """Each day's candidates in the pipeline's order: typo-sized last, then score, then the newer item."""
+# the feature whose items each section's mart ranks after every other item, whatever the score
+# (mart_key_changes: typo-sized PRs never lead; mart_notable_issues: CI failure reports)
+RANKED_LAST = {"key_changes": "typo_sized", "notable": "ci_failure"}
+
+
+def ranked(rows: Sequence[Row], bias: float, weights: dict[str, float],
+           section: str = "key_changes") -> dict[str, list[Row]]:
+    """Each day's candidates in the section's pipeline order: its RANKED_LAST items last, then score, then the
+    newer item."""
+    last = RANKED_LAST[section]
     out: dict[str, list[Row]] = {}
     for r in rows:
         out.setdefault(r[0], []).append(r)
     for d in out:
-        out[d].sort(key=lambda r: (r[2].get("typo_sized", 0) > 0, -score(bias, weights, r[2]), -r[1]))
+        out[d].sort(key=lambda r: (r[2].get(last, 0) > 0, -score(bias, weights, r[2]), -r[1]))
     return out
 
 
-def loo(rows: Sequence[Row], days: Sequence[str], l2: float) -> dict[int, int]:
+def loo(rows: Sequence[Row], days: Sequence[str], l2: float, section: str = "key_changes") -> dict[int, int]:
     """Leave-one-day-out: limit -> the held-out days' picks found within the first ``limit``."""
     hits = {n: 0 for n in LIMIT_GRID}
     for train, test in leave_one_day_out(days):
         bias, weights = fit([r for r in rows if r[0] in set(train)], l2)
-        day = ranked([r for r in rows if r[0] == test], bias, weights).get(test, [])
+        day = ranked([r for r in rows if r[0] == test], bias, weights, section).get(test, [])
         for n in LIMIT_GRID:
             hits[n] += sum(r[3] for r in day[:n])
     return hits
@@ -139,7 +147,7 @@ def choose(section: str, rows: Sequence[Row], days: Sequence[str], picks: int) -
     best = None
     table = {}
     for l2 in L2_GRID:
-        hits = loo(rows, days, l2)
+        hits = loo(rows, days, l2, section)
         table[str(l2)] = {str(n): round(hits[n] / picks, 3) for n in allowed}
         for n in allowed:
             cand = (hits[n], -n, -l2)

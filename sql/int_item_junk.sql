@@ -6,27 +6,31 @@
 --   empty_title  a title with no content: after [tags] are stripped, no word with a letter ("[Bug]:"), or a
 --                single short word (at most 5 characters: "yes", "Algo") or a bare version ("0.17.1+librosa")
 --   quick_close  a PR closed unmerged within 10 minutes of being opened, by its author when the
---                closer is known (a mistaken or test PR; the sample's closers are unknown, so any closer)
+--                closer is known (a mistaken or test PR; the sample's closers are unknown, so any closer);
+--                only a close before the window's end counts, so a day rebuilt later (when a close after
+--                the window is known) flags the same items as the day built on time
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT unnest(CAST($days AS DATE[])) AS day, unnest(CAST($window_ends AS TIMESTAMPTZ[])) AS window_end
 ),
 items AS (
-    SELECT day, number, kind, title, author_login, created_at, closed_at, merged_at,
-           trim(regexp_replace(coalesce(title, ''), '\[[^\]]*\]', ' ', 'g')) AS bare_title
-    FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)
+    SELECT i.day, d.window_end, i.number, i.kind, i.title, i.author_login, i.created_at, i.closed_at, i.merged_at,
+           trim(regexp_replace(coalesce(i.title, ''), '\[[^\]]*\]', ' ', 'g')) AS bare_title
+    FROM core_items AS i JOIN days AS d USING (day)
+    WHERE i.repo = $repo
 ),
+-- the last named closer inside the window; two closes at the same instant: the greater login (a total order)
 closers AS (
-    SELECT day, number, arg_max(actor_login, occurred_at) AS closer
-    FROM core_events
-    WHERE repo = $repo AND day IN (SELECT day FROM days) AND event_type = 'closed'
-    GROUP BY day, number
+    SELECT e.day, e.number, arg_max(e.actor_login, (e.occurred_at, e.actor_login)) AS closer
+    FROM core_events AS e JOIN days AS d USING (day)
+    WHERE e.repo = $repo AND e.event_type = 'closed' AND e.occurred_at < d.window_end
+    GROUP BY e.day, e.number
 ),
 flagged AS (
     SELECT i.day, i.number, i.title, i.author_login, c.closer,
            regexp_matches(i.bare_title, '(?i)^\s*(merge\s+(remote-tracking\s+)?branch\b.*|sync(ing)?\s+(with\s+|from\s+)?(upstream|main|master)\b.*|(custom|release|sync|upstream|rebase|fork)\s*[/_: -]\s*v?\d+(\.\d+)+\S*)\s*$')
                AS fork_sync,
            list_filter(string_split_regex(i.bare_title, '\s+'), lambda w: regexp_matches(w, '\pL')) AS words,
-           i.kind = 'pr' AND i.merged_at IS NULL AND i.closed_at IS NOT NULL
+           i.kind = 'pr' AND i.merged_at IS NULL AND i.closed_at IS NOT NULL AND i.closed_at < i.window_end
                AND i.closed_at - i.created_at <= INTERVAL 10 MINUTE
                AND (c.closer IS NULL OR c.closer = i.author_login) AS quick_close,
            round(date_diff('second', i.created_at, i.closed_at) / 60.0, 1) AS minutes_open

@@ -33,6 +33,8 @@
 --   hours_listed     how much of the window an item opened in it has been open: (window end - opened) / 24 h,
 --                    at most 1 (time for review and discussion before the report)
 --   title_failure    the title reports a failure: crash, hang, error, fails, illegal, NaN, accuracy, OOM ...
+--   ci_failure       an issue filed for a failing CI job: a [CI Failure] title tag or the ci-failure label (a
+--                    process tracker, not a user-facing problem; mart_notable_issues ranks it last)
 WITH windows AS (
     SELECT unnest(CAST($days AS DATE[])) AS day, unnest(CAST($window_ends AS TIMESTAMPTZ[])) AS window_end
 ),
@@ -126,6 +128,8 @@ wide AS (
                 AS DOUBLE) AS title_model,
            CAST(regexp_matches(i.bare_title, '(?i)\b(crash(es|ed)?|hangs?|errors?|fails?|failure|illegal|nan|accuracy|regression|oom|out of memory|wrong|incorrect)\b')
                 AS DOUBLE) AS title_failure,
+           CAST(i.kind = 'issue' AND (list_contains(i.tags, 'ci failure') OR list_contains(i.labels_lc, 'ci-failure'))
+                AS DOUBLE) AS ci_failure,
            CASE WHEN list_has_any(i.set_names, ['new_prs', 'new_issues'])
                 THEN round(least(1.0, greatest(0.0, date_diff('second', i.created_at, i.window_end) / 86400.0)), 6)
                 ELSE 0.0 END AS hours_listed

@@ -5,7 +5,10 @@
 --                 from vllm_digest/taxonomy/selection_weights.json (fitted by `python -m bench.fit_selection`);
 --                 score_parts keeps each non-zero weight * value, largest first.
 -- notable_probability = the logistic of notable_score.
--- notable_rank: 1 = most notable; ties broken by the newer item. selected: among the first $notable_limit.
+-- notable_rank: 1 = most notable; ties broken by the newer item. A CI failure report (ci_failure: an issue filed
+-- for a failing CI job) ranks after every other item whatever its score: it tracks the project's process, not
+-- a problem its users meet (the original's editor picked none in 21 sample days). selected: among the first
+-- $notable_limit.
 WITH windows AS (
     SELECT unnest(CAST($days AS DATE[])) AS day, unnest(CAST($window_ends AS TIMESTAMPTZ[])) AS window_end
 ),
@@ -50,8 +53,13 @@ parts AS (
     WHERE f.repo = $repo AND f.day IN (SELECT day FROM windows)
     GROUP BY f.day, f.number
 ),
+ci_failures AS (
+    SELECT day, number FROM int_selection_features
+    WHERE repo = $repo AND day IN (SELECT day FROM windows) AND feature = 'ci_failure'
+),
 scored AS (
     SELECT c.day, c.number, c.kind, c.title, c.author_login, c.labels, c.is_rfc, c.open_at_window_end,
+           y.number IS NOT NULL AS ci_failure,
            coalesce(t.topics, CAST([] AS VARCHAR[])) AS topics,
            coalesce(t.risk_topics, CAST([] AS VARCHAR[])) AS risk_topics,
            coalesce(t.rising_topics, CAST([] AS VARCHAR[])) AS rising_topics,
@@ -63,11 +71,12 @@ scored AS (
     LEFT JOIN parts AS p ON p.day = c.day AND p.number = c.number
     LEFT JOIN int_item_topic_sets AS t ON t.repo = $repo AND t.day = c.day AND t.number = c.number
     LEFT JOIN links AS l ON l.day = c.day AND l.number = c.number
+    LEFT JOIN ci_failures AS y ON y.day = c.day AND y.number = c.number
     LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = c.day AND h.number = c.number
 ),
 ranked AS (
     SELECT *, round(1 / (1 + exp(-notable_score)), 6) AS notable_probability,
-           CAST(row_number() OVER (PARTITION BY day ORDER BY notable_score DESC, number DESC) AS INTEGER)
+           CAST(row_number() OVER (PARTITION BY day ORDER BY ci_failure, notable_score DESC, number DESC) AS INTEGER)
                AS notable_rank
     FROM scored
 )

@@ -327,6 +327,7 @@ CREATE TABLE IF NOT EXISTS mart_notable_issues (
     labels VARCHAR[],                   -- the label names
     is_rfc BOOLEAN,                     -- an RFC: [RFC] title tag or label rfc
     open_at_window_end BOOLEAN,         -- still open when the window ended
+    ci_failure BOOLEAN,                 -- a CI failure report: ranks after every other item
     topics VARCHAR[],                   -- its topics (int_item_topic_sets)
     risk_topics VARCHAR[],              -- its risk topics
     rising_topics VARCHAR[],            -- its topics that are rising today
@@ -349,6 +350,7 @@ ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS
     score_parts STRUCT(feature VARCHAR, value DOUBLE, weight DOUBLE, points DOUBLE)[];
 ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS notable_probability DOUBLE;
 ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS selected BOOLEAN;
+ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS ci_failure BOOLEAN;
 
 -- int_item_junk: the day's items with no news (fork syncs, empty titles, PRs closed within minutes by their
 -- author), which the focus, key-change, notable and discussion sections leave out.

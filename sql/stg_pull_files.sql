@@ -1,5 +1,6 @@
 -- stg_pull_files: the files changed by the day's key-change and focus candidate PRs (GET /pulls/{n}/files, as the
--- ingest's files cache held them), one row per (PR, file): where in the code a change lands.
+-- ingest's files cache held them), one row per (PR, file): where in the code a change lands. A file listed twice
+-- keeps its row with the most changed lines (then by status and counts: a total order over the kept columns).
 SELECT
     d.repo,
     d.day,
@@ -10,4 +11,7 @@ FROM read_json($files_paths, format = 'newline_delimited', filename = 'source_fi
 }) AS r
 JOIN run_days AS d ON d.files_path = r.source_file
 WHERE number IS NOT NULL AND r.filename IS NOT NULL
-QUALIFY row_number() OVER (PARTITION BY d.day, number, r.filename) = 1
+QUALIFY row_number() OVER (
+    PARTITION BY d.day, number, r.filename
+    ORDER BY coalesce(additions, 0) + coalesce(deletions, 0) DESC, status, additions, deletions
+) = 1

@@ -117,6 +117,35 @@ def test_a_typo_sized_pr_never_leads(marts):
         build_analytics(con, REPO, ws, load_taxonomy())
 
 
+def notable_ranking(con, day) -> list[tuple[int, str, list[str]]]:
+    return con.execute("SELECT number, title, labels FROM mart_notable_issues WHERE day = $d ORDER BY notable_rank",
+                       {"d": day}).fetchall()
+
+
+def is_ci_failure_report(title: str, labels: list[str]) -> bool:
+    return title.lower().startswith("[ci failure]") or "ci-failure" in [lb.lower() for lb in labels or []]
+
+
+def test_a_ci_failure_report_is_never_notable_before_any_other_item(marts):
+    """A [CI Failure] issue (a tracker filed for a failing CI job) ranks after every other notable candidate,
+    like a typo-sized key change, however its other features score: the original's editor picked none in 21 days."""
+    con, ws = marts
+    day = "2026-03-20"  # a day with five AMD CI failure reports, which the focus feature used to lift
+    flags = [is_ci_failure_report(title, labels) for _, title, labels in notable_ranking(con, day)]
+    assert sum(flags) >= 5
+    assert flags == sorted(flags)  # every CI failure report after every other item
+    featured = {n for (n,) in con.execute("SELECT number FROM int_selection_features WHERE day = $d "
+                                          "AND feature = 'ci_failure'", {"d": day}).fetchall()}
+    assert featured == {n for (n, title, labels), flag in zip(notable_ranking(con, day), flags) if flag}
+    tempting = with_weight(load_selection_weights(), "notable", "ci_failure", 100.0)
+    try:
+        build_analytics(con, REPO, ws, load_taxonomy(), weights=tempting)
+        flags = [is_ci_failure_report(title, labels) for _, title, labels in notable_ranking(con, day)]
+        assert flags == sorted(flags)
+    finally:
+        build_analytics(con, REPO, ws, load_taxonomy())
+
+
 def test_junk_is_filtered_before_any_section_sees_it(marts):
     con, _ = marts
     junk = dict(con.execute("SELECT number, reason FROM int_item_junk WHERE day = $d", {"d": DAY}).fetchall())
@@ -130,6 +159,11 @@ def test_junk_is_filtered_before_any_section_sees_it(marts):
     assert {37791, 37807} <= listed  # the five lists still count them
 
 
+# the junk tests' day and its window's end (the window closes at noon UTC)
+JUNK_DAY = dt.date(2026, 5, 1)
+JUNK_WINDOW_END = dt.datetime(2026, 5, 1, 12, 0, tzinfo=dt.timezone.utc)
+
+
 def run_junk(con, items: list[dict], events: list[dict]) -> dict[int, str]:
     for i in items:
         con.execute("INSERT INTO core_items BY NAME SELECT * FROM (SELECT unnest([$row], recursive := true))",
@@ -138,7 +172,8 @@ def run_junk(con, items: list[dict], events: list[dict]) -> dict[int, str]:
         con.execute("INSERT INTO core_events BY NAME SELECT * FROM (SELECT unnest([$row], recursive := true))",
                     {"row": {"repo": REPO.full_name, "day": dt.date(2026, 5, 1), "origin": "issue_event", **e}})
     sql = read_sql("int_item_junk")
-    rows = con.execute(sql, bind(sql, {"repo": REPO.full_name, "days": [dt.date(2026, 5, 1)]})).fetchall()
+    rows = con.execute(sql, bind(sql, {"repo": REPO.full_name, "days": [JUNK_DAY],
+                                       "window_ends": [JUNK_WINDOW_END]})).fetchall()
     return {r[2]: r[3] for r in rows}
 
 
@@ -162,6 +197,25 @@ def test_a_pr_closed_within_minutes_is_junk_only_when_its_author_closed_it(tmp_p
                "occurred_at": t0 + dt.timedelta(minutes=3), "actor_login": actor}
               for n, actor in ((1, "alice"), (2, "maintainer"), (3, "alice"))]
     assert run_junk(con, items, events) == {1: "quick_close", 5: "fork_sync", 6: "empty_title"}
+
+
+def test_a_quick_close_after_the_window_does_not_make_the_day_junk(tmp_path):
+    """A PR opened just before the window ends and closed by its author just after: the day's report
+    (built on time) saw an open PR, so a rebuild of the day later must not call it junk either."""
+    con = duckdb.connect(str(tmp_path / "w.duckdb"))
+    con.execute("SET TimeZone = 'UTC'")
+    for ddl in schema_statements():
+        con.execute(ddl)
+    opened = JUNK_WINDOW_END - dt.timedelta(minutes=4)
+    pr = {"kind": "pr", "title": "[Kernel] Tune the fused MoE configs", "author_login": "alice", "created_at": opened}
+    items = [
+        {**pr, "number": 1, "closed_at": opened + dt.timedelta(minutes=3)},  # closed inside the window
+        {**pr, "number": 2, "closed_at": opened + dt.timedelta(minutes=6)},  # closed after it: later news
+    ]
+    events = [{"event_key": f"e{n}", "number": n, "kind": "pr", "event_type": "closed",
+               "occurred_at": closed, "actor_login": "alice"}
+              for n, closed in ((1, opened + dt.timedelta(minutes=3)), (2, opened + dt.timedelta(minutes=6)))]
+    assert run_junk(con, items, events) == {1: "quick_close"}
 
 
 def test_the_weights_file_is_checked_with_its_path(tmp_path):
@@ -248,3 +302,16 @@ def test_the_fit_recovers_planted_weights_and_cites_within_the_ratio():
     chosen = choose("key_changes", rows, days, picks)
     assert chosen["limit"] * len(days) <= MAX_CITE_RATIO * picks
     assert chosen["loo_recall"] >= 0.8
+
+
+def test_the_fit_ranks_each_sections_last_items_as_its_mart_does():
+    """LOO recall is measured in the pipeline's order: a CI failure report last among notable candidates, a
+    typo-sized PR last among key changes, whatever their score."""
+    from bench.fit_selection import ranked
+
+    rows = [("2026-01-01", 1, {"ci_failure": 1.0, "is_issue": 1.0}, 0),
+            ("2026-01-01", 2, {"typo_sized": 1.0, "is_issue": 1.0}, 0),
+            ("2026-01-01", 3, {}, 0)]
+    weights = {"is_issue": 5.0}
+    assert [r[1] for r in ranked(rows, 0.0, weights, "notable")["2026-01-01"]] == [2, 3, 1]
+    assert [r[1] for r in ranked(rows, 0.0, weights, "key_changes")["2026-01-01"]] == [1, 3, 2]
