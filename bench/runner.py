@@ -112,8 +112,13 @@ def main(argv: list[str] | None = None) -> int:
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(a.profile)
-    rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({"wall_s": wall, "walls_s": walls, "peak_rss_mib": rss_kib / 1024, "days": len(days),
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    rss_kib = usage.ru_maxrss  # KiB on Linux
+    # CPU seconds of the whole process (all threads, start-up and imports included): steadier than wall
+    # seconds on a machine other work shares
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps({"wall_s": wall, "walls_s": walls, "cpu_s": round(cpu, 1), "peak_rss_mib": rss_kib / 1024,
+                      "days": len(days),
                       "runs": len(days) if a.per_day else 1, **({"steps_s": steps} if a.steps else {})}))
     return 0
 
