@@ -297,7 +297,7 @@ def _sections(body: str) -> list[_Section]:
             if m:
                 sections.append(_Section(heading_kind(m.group(1).rstrip(" \t#")), []))
                 continue
-            label = _LABEL_LINE.match(raw)
+            label = _LABEL_LINE.match(raw) if ":" in raw else None  # every label line holds its colon
             kind = heading_kind(label.group(1)) if label else None
             if kind:
                 sections.append(_Section(kind, [label.group(2)] if label.group(2).strip() else []))
