@@ -39,6 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warm", action="store_true", help="load the sample files before timing")
     p.add_argument("--no-checks", action="store_true", help="materialize the assets without their asset checks")
     p.add_argument("--dagster-home", help="use the instance configured there (e.g. PostgreSQL) instead of an in-memory one")
+    p.add_argument("--steps", action="store_true",
+                   help="also print each step's wall seconds (start to success, from the run's event log)")
     a = p.parse_args(argv)
 
     env = {
@@ -76,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
                                 **kwargs)
         if not result.success:
             raise SystemExit(f"run {first}..{last} failed")
+        if a.steps:
+            steps.update(_step_seconds(instance, result.run_id))
 
     d1, d2 = dt.date.fromisoformat(a.first), dt.date.fromisoformat(last)
     days = [(d1 + dt.timedelta(days=i)).isoformat() for i in range((d2 - d1).days + 1)]
@@ -91,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
 
         load_sample(sample_folder(settings.repos[0], settings.sample_dir))
     walls = []
+    steps: dict[str, float] = {}
     for _ in range(a.repeat):
         if a.reset_home:
             import shutil
@@ -107,10 +112,29 @@ def main(argv: list[str] | None = None) -> int:
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(a.profile)
-    rss_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({"wall_s": wall, "walls_s": walls, "peak_rss_mib": rss_kib / 1024, "days": len(days),
-                      "runs": len(days) if a.per_day else 1}))
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    rss_kib = usage.ru_maxrss  # KiB on Linux
+    # CPU seconds of the whole process (all threads, start-up and imports included): steadier than wall
+    # seconds on a machine other work shares
+    cpu = usage.ru_utime + usage.ru_stime
+    print(json.dumps({"wall_s": wall, "walls_s": walls, "cpu_s": round(cpu, 1), "peak_rss_mib": rss_kib / 1024,
+                      "days": len(days),
+                      "runs": len(days) if a.per_day else 1, **({"steps_s": steps} if a.steps else {})}))
     return 0
+
+
+def _step_seconds(instance, run_id: str) -> dict[str, float]:
+    """Each step's wall seconds in one run: from its STEP_START to its STEP_SUCCESS event (a step's
+    own work plus the events it writes; what lies between steps is Dagster's run bookkeeping)."""
+    import dagster as dg
+
+    started, out = {}, {}
+    for entry in instance.all_logs(run_id, of_type={dg.DagsterEventType.STEP_START, dg.DagsterEventType.STEP_SUCCESS}):
+        if entry.dagster_event.event_type == dg.DagsterEventType.STEP_START:
+            started[entry.step_key] = entry.timestamp
+        elif entry.step_key in started:
+            out[entry.step_key] = round(entry.timestamp - started[entry.step_key], 2)
+    return out
 
 
 if __name__ == "__main__":

@@ -2,6 +2,8 @@
 
 import dagster as dg
 
+from vllm_digest import gc_pause
+
 from vllm_digest.narrative.narration import narrate_reports, prefetch_cache
 from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.partitions import (
@@ -50,13 +52,15 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
         narrative_config = narrative.narrative_config()
-        with warehouse.connect(read_only=True) as con:
+        # the batch's rows and pages hold no reference cycles: no collector passes over them (gc_pause)
+        with gc_pause.paused(), warehouse.connect(read_only=True) as con:
             days = build_reports(con, settings, repo, windows)
             cached = prefetch_cache(con, narrative_config, days, focus)
         days, narration = narrate_reports(warehouse.connect, narrative_config, days, focus, cached)
         written = {}
-        for day in days:
-            written = write_report(settings, repo, day)
+        with gc_pause.paused():
+            for day in days:
+                written = write_report(settings, repo, day)
         metadata = {
             "days": day_span(windows),
             **report_metadata(settings, repo, [day[0] for day in days], written),

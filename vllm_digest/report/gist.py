@@ -40,14 +40,22 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
 def strip_markup(text: str) -> str:
     """A whole comment without its code, comments, images, tags, addresses and template syntax; a link keeps
     its text (the patterns are warehouse/markup.py's, which the body parser shares)."""
-    text = FENCE.sub(" ", text)
-    text = HTML_COMMENT_KEEPING_LAST_BREAK.sub(" ", text)
-    text = sub_markup(IMAGE, " ", text)
-    text = sub_markup(LINK, r"\1", text)
-    text = sub_markup(TAG, " ", text)
-    text = URL.sub(" ", text)
-    text = INLINE_CODE.sub(r"\1", text)
-    text = sub_markup(TEMPLATE_MARK, " ", text)
+    # each pass only when the text holds a character its every match contains (most comments are plain
+    # prose; without it every match would be none or a kept unclosed construct, so the text is the same)
+    if "```" in text or "~~~" in text:
+        text = FENCE.sub(" ", text)
+    if "<" in text:
+        text = HTML_COMMENT_KEEPING_LAST_BREAK.sub(" ", text)
+    if "](" in text:
+        text = sub_markup(LINK, r"\1", sub_markup(IMAGE, " ", text))
+    if "<" in text:
+        text = sub_markup(TAG, " ", text)
+    if ":" in text:
+        text = URL.sub(" ", text)
+    if "`" in text:
+        text = INLINE_CODE.sub(r"\1", text)
+    if "{" in text:
+        text = sub_markup(TEMPLATE_MARK, " ", text)
     return text
 
 

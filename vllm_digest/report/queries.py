@@ -8,6 +8,7 @@ Every value returned is raw warehouse text: the sections make it safe.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from typing import Sequence
 
@@ -56,14 +57,24 @@ def rows(con: duckdb.DuckDBPyConnection, name: str, values: dict) -> list[dict]:
     return [dict(zip(names, r)) for r in cur.fetchall()]
 
 
-def _per_day(found: list[dict], keep_day: bool = False) -> dict[str, list[dict]]:
-    """Rows of a query whose ``day`` column is its grouping key, grouped by day in query order."""
+def rows_per_day(con: duckdb.DuckDBPyConnection, name: str, values: dict,
+                 keep_day: bool = False) -> dict[str, list[dict]]:
+    """The rows of ``sql/report_<name>.sql``, whose ``day`` column is its grouping key, grouped by day in
+    query order; each row a dict as ``rows`` makes it, without ``day`` unless ``keep_day``. Built straight
+    from the fetched tuples: a year's run reads ~330,000 rows, and making each dict twice (with its day,
+    then without) was a fifth of the batch's time."""
+    sql = read_sql(f"report_{name}")
+    cur = con.execute(sql, bind(sql, values))
+    names = [d[0] for d in cur.description]
+    at = names.index("day")
+    kept = names if keep_day else names[:at] + names[at + 1:]
     out: dict[str, list[dict]] = {}
-    for r in found:
-        key = r["day"].isoformat()
-        if not keep_day:
-            r = {k: v for k, v in r.items() if k != "day"}
-        out.setdefault(key, []).append(r)
+    keys: dict[dt.date, list[dict]] = {}  # a day's list, found by the fetched date (no isoformat per row)
+    for r in cur.fetchall():
+        found = keys.get(r[at])
+        if found is None:
+            found = keys[r[at]] = out.setdefault(r[at].isoformat(), [])
+        found.append(dict(zip(kept, r if keep_day else r[:at] + r[at + 1:])))
     return out
 
 
@@ -75,8 +86,14 @@ class DayBatch:
         self.days = set(ordered)
         values = {"repo": repo, "days": ordered, "first": ordered[0], "last": ordered[-1],
                   "history_days": HISTORY_DAYS, **LIMITS}
-        self.by_query = {name: _per_day(rows(con, name, values), keep) for name, keep in QUERIES.items()}
+        self.by_query = {name: rows_per_day(con, name, values, keep) for name, keep in QUERIES.items()}
         self.history = {name: rows(con, name, values) for name in HISTORY_QUERIES}
+        # each history query is ordered by day: a day's window is a slice found by bisection (a year's
+        # run compared every row with every day: 3.7 M comparisons); the filter stays for any other order
+        self.history_days: dict[str, list | None] = {}
+        for name, found in self.history.items():
+            keys = [r["day"] for r in found]
+            self.history_days[name] = keys if all(a <= b for a, b in zip(keys, keys[1:])) else None
 
     def day(self, day: str) -> dict[str, list[dict]]:
         if day not in self.days:
@@ -85,5 +102,9 @@ class DayBatch:
         last = dt.date.fromisoformat(day)
         first = last - dt.timedelta(days=HISTORY_DAYS)
         for name, found in self.history.items():
-            out[name] = [r for r in found if first < r["day"] <= last]
+            keys = self.history_days[name]
+            if keys is not None:
+                out[name] = found[bisect.bisect_right(keys, first):bisect.bisect_right(keys, last)]
+            else:
+                out[name] = [r for r in found if first < r["day"] <= last]
         return out
