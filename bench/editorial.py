@@ -13,7 +13,10 @@ Figures per split (fit, report, all) and per section, and pooled over the five s
 - recall, micro: picks we also cite / the original's picks, summed over the split's days;
 - recall, mean per day: the same per day, averaged over the days on which the original picks any;
 - cite ratio: our cited items that are in one of the day's five lists / the original's picks,
-  summed over the days (1.0x cites as many of the day's items as the original did).
+  summed over the days (1.0x cites as many of the day's items as the original did);
+- cite ratio over the days the original filled: the same, summed only over the days on which the
+  original cites at least one day-list item in that section. A day whose original section is empty
+  (2026-03-20: no real analysis) otherwise counts all our items there against zero picks.
 Writes bench/editorial.md and prints it.
 
 ``--bodies`` runs the same days with bodies written in vLLM's PR and issue templates
@@ -156,12 +159,16 @@ class Count:
     picks: int
     hits: int
     ours: int
+    ours_filled: int  # ``ours`` on a day the original cites any day-list item in the section, else 0
 
 
 def score_day(picks: dict[str, set[int]], ours: DayReport) -> dict[str, Count]:
-    out = {key: Count(len(picks[key]), len(picks[key] & ours.cited[key]), len(ours.cited[key] & ours.day_items))
-           for key in SECTIONS}
-    out[POOLED] = Count(*(sum(getattr(out[k], f) for k in SECTIONS) for f in ("picks", "hits", "ours")))
+    out = {}
+    for key in SECTIONS:
+        cited = len(ours.cited[key] & ours.day_items)
+        out[key] = Count(len(picks[key]), len(picks[key] & ours.cited[key]), cited, cited if picks[key] else 0)
+    # pooled: each section's own filled-day rule, so a filled section is not diluted by an empty one
+    out[POOLED] = Count(*(sum(getattr(out[k], f) for k in SECTIONS) for f in ("picks", "hits", "ours", "ours_filled")))
     return out
 
 
@@ -175,10 +182,13 @@ class Figures:
     recall_mean: float | None
     mean_days: int  # days with any pick in the section: the mean's denominator
     cite_ratio: float | None
+    ours_filled: int  # our cited items on the days with any pick in the section
+    cite_ratio_filled: float | None  # ours_filled / picks
 
 
 def aggregate(counts: Sequence[Count]) -> Figures:
-    picks, hits, ours = (sum(getattr(c, f) for c in counts) for f in ("picks", "hits", "ours"))
+    picks, hits, ours, ours_filled = (sum(getattr(c, f) for c in counts)
+                                      for f in ("picks", "hits", "ours", "ours_filled"))
     per_day = [c.hits / c.picks for c in counts if c.picks]
     return Figures(
         days=len(counts), picks=picks, hits=hits, ours=ours,
@@ -186,6 +196,8 @@ def aggregate(counts: Sequence[Count]) -> Figures:
         recall_mean=sum(per_day) / len(per_day) if per_day else None,
         mean_days=len(per_day),
         cite_ratio=ours / picks if picks else None,
+        ours_filled=ours_filled,
+        cite_ratio_filled=ours_filled / picks if picks else None,
     )
 
 
@@ -273,6 +285,11 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
         "- recall micro = picks we also cite / picks, summed over the split's days; recall mean/day = the same "
         "per day, averaged over the days with any pick in the section (n); cite ratio = our cited items that "
         "are in one of the day's five lists / picks (1.00× = as many as the original)",
+        "- cite ratio (days the original filled) = the same ratio, our cited items counted only on the days on "
+        "which the original cites at least one day-list item in that section (pooled: each section's own "
+        "days). The plain cite ratio also counts our items on days whose original section is empty, e.g. "
+        "2026-03-20, whose original report has no real analysis and cites none of the day's items, so it "
+        "charges every item we cite that day as excess; the filled-days ratio is the one to read for precision",
         "- splits: tune on **fit**, look at **report** only to check. Leave-one-day-out folds for fitting "
         "(nothing is fitted yet): `bench.editorial.leave_one_day_out(days_in('fit', days))` yields "
         "(train days, test day), one fold per fit day",
@@ -285,14 +302,16 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
             "",
             f"## {split}: {first} … {last} ({table[POOLED].days} days)",
             "",
-            "| section | picks | hits | recall micro | recall mean/day (n) | our cited | cite ratio |",
-            "|---|---:|---:|---:|---:|---:|---:|",
+            "| section | picks | hits | recall micro | recall mean/day (n) | our cited | cite ratio "
+            "| our cited (days the original filled) | cite ratio (days the original filled) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for key in (*SECTIONS, POOLED):
             f = table[key]
             label = SECTION_LABELS.get(key, "all five, pooled")
             lines.append(f"| {label} | {f.picks} | {f.hits} | {_pct(f.recall_micro)} | "
-                         f"{_pct(f.recall_mean)} ({f.mean_days}) | {f.ours} | {_ratio(f.cite_ratio)} |")
+                         f"{_pct(f.recall_mean)} ({f.mean_days}) | {f.ours} | {_ratio(f.cite_ratio)} | "
+                         f"{f.ours_filled} | {_ratio(f.cite_ratio_filled)} |")
     if bodies is not None:
         share = bodies.shown / bodies.cited_prs if bodies.cited_prs else None
         lines += [

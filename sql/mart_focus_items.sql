@@ -13,6 +13,9 @@
 -- one line), because the vendor area is not its subject or it carries no news:
 --   label_spam       its only evidence is a label, among 3 or more labels (mass-labelled PRs)
 --   body_mention     its only evidence is the body (an environment dump or a passing mention)
+--   off_title        not opened in this window (merged or closed today, or only updated), its evidence only a
+--                    label, the body or the author's login, and its title names the area nowhere, not even
+--                    inside an identifier: a late event of an item the area was never the subject of
 --   stale            labelled stale (closed or kept alive by the stale bot, not by news)
 --   closed_unmerged  a PR closed without merging, not opened in this window
 WITH days AS (
@@ -107,6 +110,14 @@ employees AS (
     ) AS e ON e.day = m.day AND e.number = m.number AND e.focus_id = m.focus_id
     GROUP BY m.day, m.number, m.focus_id
 ),
+title_names_area AS (
+    -- the area's keyword regex with its word boundaries taken out: the title names the area anywhere, also
+    -- inside an identifier (`ROCmAiterTritonRope`), which the word-bounded membership rule does not see
+    SELECT DISTINCT i.day, i.number, r.owner_id AS focus_id
+    FROM items AS i
+    JOIN rules AS r ON r.day = i.day AND r.scope = 'focus' AND r.kind = 'text'
+    WHERE regexp_matches(i.title, replace(r.pattern, '\b', ''))
+),
 sets AS (
     SELECT day, number, list_sort(list(set_name)) AS sets
     FROM mart_five_sets WHERE repo = $repo AND day IN (SELECT day FROM days)
@@ -124,6 +135,10 @@ SELECT $repo AS repo, m.day, m.focus_id, f.vendor, m.number, i.kind, i.title,
                  AND len(coalesce(i.labels, [])) >= 3 THEN 'label_spam'
             WHEN list_bool_and(list_transform(m.matched_rules, lambda r: starts_with(r, 'body:')))
                  THEN 'body_mention'
+            WHEN list_bool_and(list_transform(m.matched_rules, lambda r: starts_with(r, 'label:')
+                                              OR starts_with(r, 'body:') OR starts_with(r, 'author:')))
+                 AND NOT list_has_any(coalesce(s.sets, []), ['new_prs', 'new_issues'])
+                 AND tn_area.number IS NULL THEN 'off_title'
             WHEN list_contains(list_transform(coalesce(i.labels, []), lambda l: lower(l)), 'stale') THEN 'stale'
             WHEN list_contains(coalesce(s.sets, []), 'closed_unmerged_prs')
                  AND NOT list_contains(coalesce(s.sets, []), 'new_prs') THEN 'closed_unmerged'
@@ -137,5 +152,7 @@ LEFT JOIN theme_names AS tn ON tn.day = m.day AND tn.focus_id = m.focus_id
                            AND tn.theme_id = coalesce(t.theme_id, d.theme_id)
 LEFT JOIN employees AS e ON e.day = m.day AND e.number = m.number AND e.focus_id = m.focus_id
 LEFT JOIN sets AS s ON s.day = m.day AND s.number = m.number
+LEFT JOIN title_names_area AS tn_area ON tn_area.day = m.day AND tn_area.number = m.number
+                                     AND tn_area.focus_id = m.focus_id
 LEFT JOIN profiles AS pk ON pk.day = m.day AND pk.login = lower(i.author_login)
 LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = m.day AND h.number = m.number

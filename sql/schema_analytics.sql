@@ -160,7 +160,8 @@ CREATE TABLE IF NOT EXISTS mart_focus_items (
     hotness DOUBLE,                     -- the item's hotness (mart_item_hotness)
     taxonomy_version INTEGER,           -- the taxonomy version that matched
     demoted VARCHAR,                    -- why it is kept off the focus list (null = listed): label_spam (only a
-                                        -- label, among many), body_mention (only the body), stale or closed_unmerged
+                                        -- label, among many), body_mention (only the body), off_title (not new today, no
+                                        -- area word in the title, only a label/body/login), stale or closed_unmerged
     author_profile_known BOOLEAN        -- whether the author's employer is known (profile fetched, or tagged by a rule)
 );
 -- a warehouse created before profiles were read gets the column (its old rows hold NULL until rebuilt)

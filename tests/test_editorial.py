@@ -79,12 +79,19 @@ def test_figures_micro_mean_and_ratio():
                      DayReport({k: set() for k in SECTIONS} | {"topics": {1, 9, 99}}, {1, 2, 3, 4, 9}))
     day2 = score_day({k: set() for k in SECTIONS} | {"topics": {5}, "notable": {6}},
                      DayReport({k: set() for k in SECTIONS} | {"topics": {5, 7}}, {5, 6, 7}))
-    assert day1["topics"] == Count(picks=4, hits=1, ours=2)  # #99 is not in the day's lists
-    assert day2["all"] == Count(picks=2, hits=1, ours=2)
-    topics = aggregate([day1["topics"], day2["topics"]])
+    # a day the original left empty in 🔥 (no day-list pick) while we cite three of its items there
+    day3 = score_day({k: set() for k in SECTIONS} | {"notable": {8}},
+                     DayReport({k: set() for k in SECTIONS} | {"topics": {8, 10, 11}, "notable": {8}}, {8, 10, 11}))
+    assert day1["topics"] == Count(picks=4, hits=1, ours=2, ours_filled=2)  # #99 is not in the day's lists
+    assert day2["all"] == Count(picks=2, hits=1, ours=2, ours_filled=2)
+    assert day3["topics"] == Count(picks=0, hits=0, ours=3, ours_filled=0)
+    # pooled, each section keeps its own filled days: 🔥's 3 items are out, 💡's 1 is in
+    assert day3["all"] == Count(picks=1, hits=1, ours=4, ours_filled=1)
+    topics = aggregate([day1["topics"], day2["topics"], day3["topics"]])
     assert topics.recall_micro == pytest.approx(2 / 5)
     assert topics.recall_mean == pytest.approx((1 / 4 + 1) / 2)
-    assert topics.cite_ratio == pytest.approx(4 / 5)
+    assert topics.cite_ratio == pytest.approx(7 / 5)
+    assert (topics.ours_filled, topics.cite_ratio_filled) == (4, pytest.approx(4 / 5))
     # a day without picks in the section stays out of the mean and leaves recall undefined alone
     focus = aggregate([day1["focus"], day2["focus"]])
     assert (focus.recall_micro, focus.recall_mean, focus.mean_days) == (None, None, 0)
@@ -189,8 +196,10 @@ def test_eval_command_on_a_materialized_day(materialized_day, tmp_path):
     # picks 2, hits 1, recall 50%, mean 50% over 1 day; our cited key changes (as many as the fitted
     # weights' limit) are all in the day's lists
     key, notable = (load_selection_weights().models[s].limit for s in ("key_changes", "notable"))
-    assert f"| 🛠️ key changes | 2 | 1 | 50% | 50% (1) | {key} | {key / 2:.2f}× |" in report
-    assert f"| 💡 notable | 1 | 1 | 100% | 100% (1) | {notable} | {notable:.2f}× |" in report
+    assert f"| 🛠️ key changes | 2 | 1 | 50% | 50% (1) | {key} | {key / 2:.2f}× | {key} | {key / 2:.2f}× |" in report
+    assert f"| 💡 notable | 1 | 1 | 100% | 100% (1) | {notable} | {notable:.2f}× | {notable} | {notable:.2f}× |" in report
+    # 🎯 has no pick that day: its items count in the plain column only
+    assert re.search(r"\| 🎯 focus \| 0 \| 0 \| — \| — \(0\) \| [1-9]\d* \| — \| 0 \| — \|", report)
     assert "| all five, pooled | 3 | 2 | 67% | 67% (1) |" in report
     assert "## fit: 2026-03-01 … 2026-03-14 (0 days)" in text
     assert "cite different items" not in text

@@ -315,3 +315,18 @@ def test_the_fit_ranks_each_sections_last_items_as_its_mart_does():
     weights = {"is_issue": 5.0}
     assert [r[1] for r in ranked(rows, 0.0, weights, "notable")["2026-01-01"]] == [2, 3, 1]
     assert [r[1] for r in ranked(rows, 0.0, weights, "key_changes")["2026-01-01"]] == [1, 3, 2]
+
+
+def test_a_title_that_quantifies_its_effect_is_a_feature(marts):
+    """title_quantified: a multiplier, a percentage or a memory size in the title ("0% accuracy", "31.6 GiB"),
+    not a part number or a GPU generation that ends in x or a digit ("SM12x", "MI355X", "gfx1x")."""
+    con, _ = marts
+    found = {n for (n,) in con.execute(
+        "SELECT number FROM int_selection_features WHERE feature = 'title_quantified' AND day IN "
+        "(SELECT unnest(CAST($days AS DATE[])))", {"days": DAYS}).fetchall()}
+    # "... allocate 31.6 GiB ...", "... produces 0% accuracy ...", "... collapses to 0% with Kimi-K2.5 ..."
+    assert found == {29006, 37591, 37773}
+    titles = dict(con.execute("SELECT number, title FROM core_items WHERE number IN (37700, 37725, 34709)").fetchall())
+    assert "SM12x" in titles[37700] and "gfx1x" in titles[34709]  # matched by none of the above
+    weights = load_selection_weights()
+    assert weights.models["notable"].weights["title_quantified"] > 0  # fitted, and it lifts an item

@@ -73,7 +73,7 @@ def focus_items(found: list[dict], items) -> list[dict]:
 
 
 def demoted_counts(found: list[dict]) -> dict[str, int]:
-    """How many of the day's focus items were demoted, by reason (label_spam, body_mention, closed_unmerged)."""
+    """How many of the day's focus items were demoted, by reason (label_spam, body_mention, off_title, stale, closed_unmerged)."""
     out: dict[str, int] = {}
     for r in found:
         if r.get("demoted"):
