@@ -291,8 +291,9 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
         "2026-03-20, whose original report has no real analysis and cites none of the day's items, so it "
         "charges every item we cite that day as excess; the filled-days ratio is the one to read for precision",
         "- splits: tune on **fit**, look at **report** only to check. Leave-one-day-out folds for fitting "
-        "(nothing is fitted yet): `bench.editorial.leave_one_day_out(days_in('fit', days))` yields "
-        "(train days, test day), one fold per fit day",
+        "(`python -m bench.fit_selection` fits the 🛠️ and 💡 weights on the fit days only, choosing its "
+        "regularisation by their leave-one-day-out recall, and writes vllm_digest/taxonomy/selection_weights.json): "
+        "`bench.editorial.leave_one_day_out(days_in('fit', days))` yields (train days, test day), one fold per fit day",
     ]
     if lang_mismatch:
         lines.append(f"- note: the zh and en reports cite different items on {', '.join(lang_mismatch)}")
