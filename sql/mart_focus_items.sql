@@ -111,12 +111,16 @@ employees AS (
     GROUP BY m.day, m.number, m.focus_id
 ),
 title_names_area AS (
-    -- the area's keyword regex with its word boundaries taken out: the title names the area anywhere, also
-    -- inside an identifier (`ROCmAiterTritonRope`), which the word-bounded membership rule does not see
+    -- the area's own keyword regex over the title cut at identifier joints (a lower-case letter or a digit
+    -- before a capital, an underscore): the title names the area also inside an identifier
+    -- (`ROCmAiterTritonRope`, `mi325_1`, `hipBLASLt`), which the membership rule's word boundaries do not see.
+    -- The pattern itself is left as the taxonomy wrote it: taking its \b out matched "amd" in "command" and
+    -- "hip" in "chip", and could turn a valid pattern into an invalid one
     SELECT DISTINCT i.day, i.number, r.owner_id AS focus_id
     FROM items AS i
     JOIN rules AS r ON r.day = i.day AND r.scope = 'focus' AND r.kind = 'text'
-    WHERE regexp_matches(i.title, replace(r.pattern, '\b', ''))
+    WHERE regexp_matches(
+        replace(regexp_replace(i.title, '([a-z0-9])([A-Z])', '\1 \2', 'g'), '_', ' '), r.pattern)
 ),
 sets AS (
     SELECT day, number, list_sort(list(set_name)) AS sets
