@@ -35,9 +35,10 @@
 --   title_failure    the title reports a failure: crash, hang, error, fails, illegal, NaN, accuracy, OOM ...
 --   ci_failure       an issue filed for a failing CI job: a [CI Failure] title tag or the ci-failure label (a
 --                    process tracker, not a user-facing problem; mart_notable_issues ranks it last)
---   title_quantified the title puts a number on the effect: a multiplier ("~7x memory", "147x TTFT"), a percentage
---                    ("0% accuracy") or a memory size ("192GB VRAM"); a GPU count ("8x H100") and a part number
---                    ("MI355X") are not effects, and a threshold ("TP > 1") is not matched
+--   title_quantified the title puts a number on the effect: a percentage ("0% accuracy"), a multiplier tied to what it
+--                    multiplies ("~7x memory", "147x TTFT", "10x slower") or a memory size something takes ("allocate
+--                    31.6 GiB", "leaks ~3.4 GiB"); a GPU count ("8x H100", "4x Gaudi2"), a card's memory ("RTX 3060
+--                    12GB"), a part number ("sm_12x", "MI355X") and a retry factor ("4x backoff") are not effects
 WITH windows AS (
     SELECT unnest(CAST($days AS DATE[])) AS day, unnest(CAST($window_ends AS TIMESTAMPTZ[])) AS window_end
 ),
@@ -133,9 +134,17 @@ wide AS (
                 AS DOUBLE) AS title_failure,
            CAST(i.kind = 'issue' AND (list_contains(i.tags, 'ci failure') OR list_contains(i.labels_lc, 'ci-failure'))
                 AS DOUBLE) AS ci_failure,
-           CAST(regexp_matches(
-                    regexp_replace(lower(i.bare_title), '\d+\s*[x×]\s*(rtx|gtx|[abhl]\d|mi\d|gpus?\b|v100|gb\d)', ' ', 'g'),
-                    '(^|[^a-z0-9.])\d+(\.\d+)?\s*[x×]([^a-z0-9]|$)|\d(\.\d+)?\s*%|(^|[^a-z0-9.])\d+(\.\d+)?\s*(gb|gib|mb|mib|tb)([^a-z0-9]|$)')
+           CAST(regexp_matches(lower(i.bare_title),
+                    -- a percentage
+                    '\d(\.\d+)?\s*%'
+                    -- a multiplier with what it multiplies within a few words ("~3x host memory regression")
+                    || '|(^|[^a-z0-9._])[~>]?\d+(\.\d+)?(-\d+(\.\d+)?)?\s*[x×][^a-z0-9][^.,;:|]{0,25}?\b(faster|slower'
+                    || '|speedups?|more|less|higher|lower|larger|smaller|better|worse|time|memory|compression|ttft'
+                    || '|tpot|latency|throughput|regression|overhead|improvement|reduction)\b'
+                    -- a memory size that something takes, not the size of a card ("allocate 31.6 GiB")
+                    || '|\b(allocat\w*|leak\w*|fills?|uses?|using|consum\w*|takes?|needs?|requires?|extra|additional'
+                    || '|increas\w*|grows?|wastes?)\s+[~>]?\d+(\.\d+)?\s*(gb|gib|mb|mib|tb)\b'
+                    || '|\d+(\.\d+)?\s*(gb|gib|mb|mib|tb)\s+(more|less|leak\w*|extra|increase|regression|overhead)\b')
                 AS DOUBLE) AS title_quantified,
            CASE WHEN list_has_any(i.set_names, ['new_prs', 'new_issues'])
                 THEN round(least(1.0, greatest(0.0, date_diff('second', i.created_at, i.window_end) / 86400.0)), 6)
