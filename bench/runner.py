@@ -79,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         if not result.success:
             raise SystemExit(f"run {first}..{last} failed")
         if a.steps:
-            steps.update(_step_seconds(instance, result.run_id))
+            # summed over a repeat's runs (one per day with --per-day), one dict per repeat
+            for step, seconds in _step_seconds(instance, result.run_id).items():
+                step_runs[-1][step] = step_runs[-1].get(step, 0.0) + seconds
 
     d1, d2 = dt.date.fromisoformat(a.first), dt.date.fromisoformat(last)
     days = [(d1 + dt.timedelta(days=i)).isoformat() for i in range((d2 - d1).days + 1)]
@@ -95,8 +97,9 @@ def main(argv: list[str] | None = None) -> int:
 
         load_sample(sample_folder(settings.repos[0], settings.sample_dir))
     walls = []
-    steps: dict[str, float] = {}
+    step_runs: list[dict[str, float]] = []
     for _ in range(a.repeat):
+        step_runs.append({})
         if a.reset_home:
             import shutil
 
@@ -109,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             run(a.first, last)
         walls.append(time.perf_counter() - started)
     wall = walls[0]
+    steps = step_runs[0]  # the same repeat as ``wall``
     if profiler is not None:
         profiler.disable()
         profiler.dump_stats(a.profile)
