@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
+from markupsafe import Markup
+
 # the analysis sections, in the order the report prints them (the narrative writes the same ones)
 SECTION_IDS = ("summary", "focus", "discussions", "topics", "key_changes", "activity", "notable")
 
@@ -117,6 +119,9 @@ class ChartRow:
     url: str | None = None
     ref: str = ""
     segments: tuple[Rect, ...] = ()
+    # the row's <rect> lines (bars, markers or segments) as the HTML prints them, escaped once
+    # (report/charts.rects_html) rather than attribute by attribute in the template
+    rects_html: Markup = Markup("")
 
 
 @dataclass(frozen=True)
