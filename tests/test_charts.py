@@ -95,3 +95,18 @@ def test_rects_html_prints_each_rect_escaped_as_the_template_did():
     assert rects_html((), "counts", "#fff") == ""
     chart = counts_chart(_history("2026-03-19", "2026-03-21"), "2026-03-21", COUNTS, EN)
     assert all(row.rects_html.count("<rect ") == len(row.bars) for row in chart.rows)
+
+
+def test_languages_share_a_days_geometry_and_label_it_their_own_way():
+    """The counts and topics rows' bars and lines are drawn once a day (charts._count_bars, _topic_line) and
+    shared by the day's languages; the labels beside them stay each language's."""
+    history = _history("2026-03-19", "2026-03-21")
+    en, zh = (counts_chart(history, "2026-03-21", COUNTS, t) for t in (EN, ZH))
+    assert [r.bars for r in en.rows] == [r.bars for r in zh.rows] and en.rows[0].bars is zh.rows[0].bars
+    assert [r.rects_html for r in en.rows] == [r.rects_html for r in zh.rows]
+    assert en.rows[0].label != zh.rows[0].label
+    topics = [{"topic": "t", "name": {"en": "Tool calling", "zh": "工具调用"}, "count": 6, "trend": "up"}]
+    lines = {"t": [("2026-03-19", 3), ("2026-03-21", 6)]}
+    a, b = (topic_chart(topics, lines, "2026-03-21", t).rows[0] for t in (EN, ZH))
+    assert (a.points, a.area, a.markers, a.rects_html) == (b.points, b.area, b.markers, b.rects_html)
+    assert a.rects_html.count("<rect ") == 2 and a.label != b.label

@@ -95,6 +95,14 @@ def _bars(values: dict[str, int], slots: list[str], current: str) -> list[dict]:
     return bars
 
 
+# A day's languages draw the same bars and lines (only the labels beside them differ): each row's geometry is
+# drawn once a day, keyed by its values, and shared (Rect is frozen).
+@functools.lru_cache(maxsize=64)
+def _count_bars(values: tuple[tuple[str, int], ...], day: str, color: str) -> tuple[tuple[Rect, ...], Markup]:
+    bars = tuple(_bars(dict(values), day_slots(day), day))
+    return bars, rects_html(bars, "counts", color)
+
+
 def _chart(kind: str, t: Catalog, rows: list[ChartRow], height: int = VIEW_H, caption: str | None = None,
            **extra) -> Chart:
     return Chart(kind=kind, caption=caption if caption is not None else t(f"chart.{kind}"),
@@ -118,10 +126,10 @@ def counts_chart(history: list[dict], day: str, counts: dict[str, int], t: Catal
     if present:
         for key, swatch in zip(COUNT_COLORS, series):
             values = {r["day"]: int(r[key] or 0) for r in present}
-            bars = tuple(_bars(values, slots, day))
+            bars, rects = _count_bars(tuple(values.items()), day, swatch.color)
             rows.append(ChartRow(
                 label=swatch.label, color=swatch.color, value=str(values.get(day, 0)),
-                peak=str(max(values.values())), bars=bars, rects_html=rects_html(bars, "counts", swatch.color),
+                peak=str(max(values.values())), bars=bars, rects_html=rects,
             ))
     today = tuple(Swatch(s.label, s.color, str(counts[key])) for key, s in zip(COUNT_COLORS, series))
     return _chart("counts", t, rows, caption=caption, axis=(slots[0], slots[-1]), days_present=len(present),
@@ -139,6 +147,13 @@ def _line(values: dict[str, int], slots: list[str]) -> dict:
     return {"points": line, "area": area, "markers": markers}
 
 
+@functools.lru_cache(maxsize=64)
+def _topic_line(values: tuple[tuple[str, int], ...], day: str) -> dict:
+    """A topic row's line, area and markers (see _count_bars), for ChartRow(**...): the cached dict is only unpacked."""
+    line = _line(dict(values), day_slots(day))
+    return {**line, "rects_html": rects_html(line["markers"], "topics", TOPIC_COLOR)}
+
+
 def topic_chart(topics: list[dict], history: dict[str, list[tuple[str, int]]], day: str, t: Catalog) -> Chart:
     """Each of the day's top topics as a line of its item counts over the trailing days."""
     slots = day_slots(day)
@@ -147,11 +162,10 @@ def topic_chart(topics: list[dict], history: dict[str, list[tuple[str, int]]], d
     for topic in topics:
         values = {d: n for d, n in history.get(topic["topic"], []) if d in slots}
         values.setdefault(day, topic["count"])
-        line = _line(values, slots)
         rows.append(ChartRow(
             label=plain_inline(topic["name"][names] or topic["topic"], 60),
             color=TOPIC_COLOR, value=str(topic["count"]), arrow=trend_arrow(topic),
-            peak=str(max(values.values())), **line, rects_html=rects_html(line["markers"], "topics", TOPIC_COLOR),
+            peak=str(max(values.values())), **_topic_line(tuple(values.items()), day),
         ))
     return _chart("topics", t, rows, axis=(slots[0], slots[-1]))
 
