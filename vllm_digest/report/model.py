@@ -191,6 +191,10 @@ class Listed:
     author_md: str
     time_label: str
     occurred_at: str
+    # the HTML appendix's language-free parts, escaped once a day for every language's page (build._listed):
+    # the link and title, and the labels (empty without labels, so the page prints the catalog's word)
+    link_html: Markup = Markup("")
+    labels_html: Markup = Markup("")
 
 
 @dataclass(frozen=True)
