@@ -2,7 +2,10 @@
 blank, and no data gives an empty chart with its no-data text."""
 
 from vllm_digest.i18n import load_catalog
-from vllm_digest.report.charts import VIEW_H, VIEW_W, counts_chart, day_slots, hotness_chart, num, topic_chart
+from vllm_digest.report.charts import (
+    VIEW_H, VIEW_W, counts_chart, day_slots, hotness_chart, num, rects_html, topic_chart,
+)
+from vllm_digest.report.model import Rect
 
 COUNTS = {"new_issues": 4, "closed_issues": 0, "new_prs": 8, "merged_prs": 2, "closed_unmerged_prs": 1}
 EN, ZH = load_catalog("en"), load_catalog("zh")
@@ -74,3 +77,36 @@ def test_hotness_segments_stack_on_one_scale():
     assert top.segments[1].title == "participants: 4"
     assert hotness_chart(parts, items, url_for, ZH).rows[0].segments[1].title == "参与者: 4"
     assert hotness_chart([], {}, None, EN).empty
+
+
+def test_rects_html_prints_each_rect_escaped_as_the_template_did():
+    """A row's <rect> lines come whole from charts.rects_html: attributes in the template's order, the day's
+    own bar opaque, and colours and tooltips escaped (a catalog's label may hold & or a quote)."""
+    bar, today = Rect(x="1.5", y="4", w="7", h="36", title="2026-03-20: 8"), Rect(
+        x="11.5", y="0", w="7", h="40", title="2026-03-21: <9>", current=True)
+    assert rects_html((bar, today), "counts", "#2563eb") == (
+        '<rect x="1.5" y="4" width="7" height="36" fill="#2563eb" fill-opacity="0.45"><title>2026-03-20: 8</title></rect>\n'
+        '<rect x="11.5" y="0" width="7" height="40" fill="#2563eb" fill-opacity="1"><title>2026-03-21: &lt;9&gt;</title></rect>\n')
+    assert rects_html((bar,), "topics", '"red"') == (
+        '<rect x="1.5" y="4" width="7" height="36" fill="&#34;red&#34;"><title>2026-03-20: 8</title></rect>\n')
+    segment = Rect(x="0", w="180", color="#16a34a", title="Q&A: 6")
+    assert rects_html((segment,), "hotness", height="10") == (
+        '<rect x="0" y="0" width="180" height="10" fill="#16a34a"><title>Q&amp;A: 6</title></rect>\n')
+    assert rects_html((), "counts", "#fff") == ""
+    chart = counts_chart(_history("2026-03-19", "2026-03-21"), "2026-03-21", COUNTS, EN)
+    assert all(row.rects_html.count("<rect ") == len(row.bars) for row in chart.rows)
+
+
+def test_languages_share_a_days_geometry_and_label_it_their_own_way():
+    """The counts and topics rows' bars and lines are drawn once a day (charts._count_bars, _topic_line) and
+    shared by the day's languages; the labels beside them stay each language's."""
+    history = _history("2026-03-19", "2026-03-21")
+    en, zh = (counts_chart(history, "2026-03-21", COUNTS, t) for t in (EN, ZH))
+    assert [r.bars for r in en.rows] == [r.bars for r in zh.rows] and en.rows[0].bars is zh.rows[0].bars
+    assert [r.rects_html for r in en.rows] == [r.rects_html for r in zh.rows]
+    assert en.rows[0].label != zh.rows[0].label
+    topics = [{"topic": "t", "name": {"en": "Tool calling", "zh": "工具调用"}, "count": 6, "trend": "up"}]
+    lines = {"t": [("2026-03-19", 3), ("2026-03-21", 6)]}
+    a, b = (topic_chart(topics, lines, "2026-03-21", t).rows[0] for t in (EN, ZH))
+    assert (a.points, a.area, a.markers, a.rects_html) == (b.points, b.area, b.markers, b.rects_html)
+    assert a.rects_html.count("<rect ") == 2 and a.label != b.label

@@ -13,6 +13,7 @@ import datetime as dt
 from typing import Callable
 
 import duckdb
+from markupsafe import Markup, escape
 
 from vllm_digest.model import SET_NAMES
 from vllm_digest.partitions import DayWindow, utc_offset_label
@@ -53,18 +54,25 @@ def featured_focus(settings: Settings) -> FocusArea:
 
 def _listed(row: dict, settings: Settings, repo: RepoRef) -> Listed:
     labels = list(row["labels"] or [])
+    url = item_url(settings, repo, row["kind"], row["number"])
+    title = plain_inline(row["title"])
+    plain_labels = tuple(plain_inline(x, 80) for x in labels)
     return Listed(
         number=row["number"],
         kind=row["kind"],
-        url=item_url(settings, repo, row["kind"], row["number"]),
-        title=plain_inline(row["title"]),
+        url=url,
+        title=title,
         title_md=md_inline(row["title"]),
-        labels=tuple(plain_inline(x, 80) for x in labels),
+        labels=plain_labels,
         labels_md=",".join(md_inline(x, 80) for x in labels),
         author=author_name(row["author_login"]),
         author_md=md_inline(author_name(row["author_login"]), 80),
         time_label=local_label(row["occurred_at"], settings),
         occurred_at=row["occurred_at"].astimezone(dt.timezone.utc).isoformat(),
+        # as report.html.j2 printed them field by field: ~180 rows a page, in every language, were two fifths
+        # of the HTML's rendering time
+        link_html=Markup(f'<a class="item ref" href="{escape(url)}">#{escape(row["number"])}</a> <bdi>{escape(title)}</bdi>'),
+        labels_html=Markup(",".join(f"<bdi>{escape(x)}</bdi>" for x in plain_labels)),
     )
 
 

@@ -26,9 +26,9 @@ class DayData:
     counts: dict[str, int]  # the five counts, in SET_NAMES order
     manifest: dict  # source, semantics, complete, incomplete_reasons
     members: list[dict]  # mart_five_sets rows: set_name, number, kind, title, ..., newest first per set
-    items: dict[int, dict]  # number -> core_items row
+    items: dict[int, dict]  # number -> core_items row (without the body), for each item a section or chart names
     known_refs: frozenset[int]  # the #N cited in the day's texts that are items of the repository
-    comments: dict[int, list[dict]]  # number -> the window's comments and reviews, oldest first
+    comments: dict[int, list[dict]]  # number -> the window's comments and reviews, oldest first (hot, key changes)
     focus: list[dict]  # items of the focus area with theme, names and vendor flag (the demoted left out)
     hot: list[dict]  # the hot discussions with their score
     topics: list[dict]  # listed topics with names, count, trend and member numbers
@@ -69,6 +69,9 @@ def focus_items(found: list[dict], items) -> list[dict]:
         vendor=lambda r: bool(r["is_vendor_employee"]),
         # whether the author's employer is known at all: no profile fetched means "unknown", not "no"
         profile_known=lambda r: bool(r.get("author_profile_known")),
+        # the body, which the focus tally searches for the highlighted product (report_focus.sql reads it;
+        # report_items.sql does not: no other section reads a body)
+        body=lambda r: r.get("body"),
     )
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Union
 
+from markupsafe import Markup, escape
+
 # the analysis sections, in the order the report prints them (the narrative writes the same ones)
 SECTION_IDS = ("summary", "focus", "discussions", "topics", "key_changes", "activity", "notable")
 
@@ -45,6 +47,22 @@ def joined(parts: tuple[Part, ...]) -> str:
     return "".join(p.quote if isinstance(p, Quote) else p.text if isinstance(p, Link) else p for p in parts)
 
 
+def parts_html(parts: tuple[Part, ...]) -> Markup:
+    """A line given as parts, as the HTML page prints it, every part escaped: each quote in <bdi>, so a
+    right-to-left or mixed-direction login or label cannot reorder the words around it, each link of ours
+    to its HTML address. Built here rather than by a template macro, whose call per line (~50,000 lines in
+    a year's pages) cost more than the rest of a section's printing."""
+    out = []
+    for p in parts:
+        if isinstance(p, Quote):
+            out.append(f"<bdi>{escape(p.quote)}</bdi>")
+        elif isinstance(p, Link):
+            out.append(f'<a href="{escape(p.html_href)}">{escape(p.text)}</a>')
+        else:
+            out.append(escape(p))
+    return Markup("".join(out))
+
+
 @dataclass(frozen=True)
 class Comment:
     """One voice of a thread: who, and the first sentence of what they wrote."""
@@ -73,6 +91,10 @@ class Item:
     @property
     def meta(self) -> str:
         return joined(self.meta_parts)
+
+    @property
+    def meta_html(self) -> Markup:
+        return parts_html(self.meta_parts)
 
 
 @dataclass(frozen=True)
@@ -117,6 +139,9 @@ class ChartRow:
     url: str | None = None
     ref: str = ""
     segments: tuple[Rect, ...] = ()
+    # the row's <rect> lines (bars, markers or segments) as the HTML prints them, escaped once
+    # (report/charts.rects_html) rather than attribute by attribute in the template
+    rects_html: Markup = Markup("")
 
 
 @dataclass(frozen=True)
@@ -170,6 +195,10 @@ class Section:
     def anchor(self) -> str:
         return self.id.replace("_", "-")
 
+    @property
+    def lead_html(self) -> Markup:
+        return parts_html(self.lead_parts)
+
 
 @dataclass(frozen=True)
 class Listed:
@@ -186,6 +215,10 @@ class Listed:
     author_md: str
     time_label: str
     occurred_at: str
+    # the HTML appendix's language-free parts, escaped once a day for every language's page (build._listed):
+    # the link and title, and the labels (empty without labels, so the page prints the catalog's word)
+    link_html: Markup = Markup("")
+    labels_html: Markup = Markup("")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-from typing import Sequence
+from typing import Callable, Sequence
 
 import duckdb
 
@@ -32,10 +32,30 @@ HOTNESS_PARTS = (
 # every day of a range run with one statement per query: per-day statements cost ~2-5 ms each (17 a day),
 # most of a year-long run's report step.
 QUERIES = {
-    "daily_counts": True, "manifest": False, "members": True, "items": False, "comments": False,
+    "daily_counts": True, "manifest": False, "members": True,
     "known_refs": False, "focus": False, "hotness": False, "topics": False, "topic_members": False,
     "key_changes": False, "notable": False, "people": False, "activity": True, "top_authors": False,
     "stale_closed": False, "follow_ups": False,
+}
+
+
+def _numbers(rows: list[dict]) -> set[int]:
+    return {r["number"] for r in rows}
+
+
+def _thread_numbers(rows: list[dict]) -> set[int]:
+    return {n for r in rows for n in (r["head"], *r["numbers"])}
+
+
+# report_<name>.sql reading only the items a day's other rows name, as ($wanted_days, $wanted_numbers): query ->
+# (the queries whose rows name them, numbers of such rows). A year holds ~94,000 item-days and ~142,000 comments;
+# the sections and charts read ~40,000 of the items (focus, hotness, topic threads, key changes, notable: data.py)
+# and the comments of ~4,000 (the hot threads and the key changes' reviews: sections.py), so the rest, bodies
+# included, is not fetched. Each is ordered by day first, like QUERIES; rows never keep their day.
+NAMED_QUERIES: dict[str, tuple[tuple[str, Callable[[list[dict]], set[int]]], ...]] = {
+    "items": (("focus", _numbers), ("hotness", _numbers), ("topic_members", _thread_numbers),
+              ("key_changes", _numbers), ("notable", _numbers)),
+    "comments": (("hotness", _numbers), ("key_changes", _numbers)),
 }
 # history queries: every day of the batch's HISTORY_DAYS-day windows, sliced per day in Python
 HISTORY_QUERIES = ("topic_history", "count_history")
@@ -87,6 +107,11 @@ class DayBatch:
         values = {"repo": repo, "days": ordered, "first": ordered[0], "last": ordered[-1],
                   "history_days": HISTORY_DAYS, **LIMITS}
         self.by_query = {name: rows_per_day(con, name, values, keep) for name, keep in QUERIES.items()}
+        for name, sources in NAMED_QUERIES.items():
+            pairs = sorted({(day, n) for query, numbers in sources
+                            for day, found in self.by_query[query].items() for n in numbers(found)})
+            named = {**values, "wanted_days": [d for d, _ in pairs], "wanted_numbers": [n for _, n in pairs]}
+            self.by_query[name] = rows_per_day(con, name, named)
         self.history = {name: rows(con, name, values) for name in HISTORY_QUERIES}
         # each history query is ordered by day: a day's window is a slice found by bisection (a year's
         # run compared every row with every day: 3.7 M comparisons); the filter stays for any other order

@@ -315,9 +315,12 @@ def thread_digest(data: DayData, item: dict) -> ThreadDigest:
         return "author" if c["author_login"] == author else "maintainer" if is_maintainer(c) else "community"
 
     latest: dict[str, dict] = {}
-    for c in thread:
-        if c.get("body") and excerpt(c["body"]):
-            latest[side(c)] = c  # oldest first: the last one kept is the side's latest
+    # newest first: a side's latest comment with words is the first one found, and once a side is found its
+    # older comments need no excerpt (a hot thread's every comment was excerpted to keep the last of each side)
+    for c in reversed(thread):
+        s = side(c)
+        if s not in latest and c.get("body") and excerpt(c["body"]):
+            latest[s] = c
     excerpts = tuple(
         SideExcerpt(s, author_name(c["author_login"]), excerpt(c["body"]))
         for s, c in sorted(latest.items(), key=lambda kv: (kv[1]["created_at"], kv[0]))
