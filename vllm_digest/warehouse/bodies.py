@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from vllm_digest.warehouse.markup import (
     CHECKBOX,
     EMPHASIS,
-    FENCED_BLOCK,
     HTML_COMMENT,
     LINE_IMAGE,
     LINE_INLINE_CODE,
@@ -38,6 +37,7 @@ from vllm_digest.warehouse.markup import (
     STRUCTURE,
     TEMPLATE_MARK,
     UNDERSCORE_PHRASE,
+    sub_fenced,
     sub_markup,
 )
 
@@ -98,10 +98,11 @@ _TEMPLATE_LINES = re.compile(
 _DETAILS = re.compile(r"<details\b[^>]*(?:>.*?(?:</details\s*>|\Z)|(?P<keep>))", re.S | re.I)
 _TEMPLATE_DETAILS = re.compile(r"(?i)essential elements|collect_env|current environment|environment information")
 # what `python collect_env.py` prints, when pasted outside its <details>
-_ENV_DUMP = re.compile(
-    r"(?i)collecting environment information|pytorch version:|rocm used to build pytorch|"
-    r"is debug build:|cuda used to build pytorch|versions of relevant libraries"
+_ENV_DUMP_WORDS = (
+    "collecting environment information", "pytorch version:", "rocm used to build pytorch",
+    "is debug build:", "cuda used to build pytorch", "versions of relevant libraries",
 )
+_ENV_DUMP = re.compile("(?i)" + "|".join(re.escape(w) for w in _ENV_DUMP_WORDS))
 
 # section kinds, from a heading's normalised words
 _KINDS = (
@@ -196,7 +197,7 @@ def _prose_lines(text: str) -> list[str]:
     """A section's lines as plain text, code blocks, checkboxes, quotes and tables left out; a
     paragraph wrapped over several lines is joined, each list item is its own line."""
     if _has_fence(text):
-        text = FENCED_BLOCK.sub("\n", text)
+        text = sub_fenced(text, _NEWLINE)
     out: list[str] = []
     joining = False
     for raw in text.splitlines():
@@ -227,7 +228,8 @@ def _prose_lines(text: str) -> list[str]:
 # ---------------------------------------------------------------- sentences, figures, references
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "incl.", "cf.", "no.", "fig.", "eq.")
 _ABBREVIATION_CHARS = max(map(len, _ABBREVIATIONS)) + 1
-_WORD_CHAR = re.compile(r"\w")
+# at least twelve word characters: matched up to the twelfth, not counted over a whole long line
+_TWELVE_WORD_CHARS = re.compile(r"(?:\W*\w){12}")
 _INITIAL = re.compile(r"\b[A-Z]\.$")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
 # a line of nothing but references. Each reference is an atomic group: a URL takes its whole run of non-blanks
@@ -242,7 +244,7 @@ _ONLY_REFS = re.compile(
 def first_sentence(lines: list[str], limit: int = WHAT_CHARS) -> str:
     """The first line that says something, cut after its first sentence (at most ``limit`` characters)."""
     for line in lines:
-        if _ONLY_REFS.match(line) or len(_WORD_CHAR.findall(line)) < 12:
+        if _ONLY_REFS.match(line) or not _TWELVE_WORD_CHARS.match(line):
             continue
         return cut_sentence(line, limit)
     return ""
@@ -359,7 +361,15 @@ def _without_template(body: str) -> str:
     if not _has_fence(body):
         return body
     # a pasted environment dump outside its <details>: drop the code block that holds it
-    return FENCED_BLOCK.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
+    return sub_fenced(body, _without_env_dump)
+
+
+def _without_env_dump(block: str) -> str:
+    return "\n" if _may_hold(block, *_ENV_DUMP_WORDS) and _ENV_DUMP.search(block) else block
+
+
+def _NEWLINE(block: str) -> str:
+    return "\n"
 
 
 def _clip(text: str, limit: int) -> str:
