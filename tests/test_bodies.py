@@ -289,3 +289,24 @@ def test_the_report_shows_what_an_item_does_and_never_the_placeholder(make_setti
         html = report_path(settings, "2026-03-22", f"{lang}.html").read_text(encoding="utf-8")
         assert html.count(f'<span class="gist">— <bdi>{FILLED_PURPOSE}</bdi></span>') >= 1
         assert "PLEASE FILL" not in html
+
+
+def test_fenced_blocks_found_line_by_line_are_the_patterns_blocks():
+    # sub_fenced replaces FENCED_BLOCK's lazy scan; it must find exactly its blocks: unclosed ones running to
+    # the end, a longer or indented fence, a fence with text after it (no close), \r and Unicode blanks (not
+    # blanks to the pattern), an opening fence on the last line (no block), ~~~ not closing ```
+    import random
+
+    from vllm_digest.warehouse.markup import FENCED_BLOCK, sub_fenced
+
+    def mark(block: str) -> str:
+        return f"<{len(block)}:{block[:4]}>"
+
+    cases = ["a\n```py\nx\n```\nb", "```\n```", "```", "x\n```", "  ```\nx\n  ```  \ny", "```\nx\n~~~\ny",
+             "~~~\nx", "````\nx\n````\n```\nz", "```\nx```\n```\r\n```", "\t~~~\n\u00a0~~~\n~~~\n", "```\n\n```\n\n"]
+    rng = random.Random(7)
+    pieces = ["```", "~~~", "````", "``", " ", "\t", "\r", "x", "\u00a0", "\u2028"]
+    cases += ["\n".join("".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 7)))
+              for _ in range(3000)]
+    for text in cases:
+        assert sub_fenced(text, mark) == FENCED_BLOCK.sub(lambda m: mark(m.group(0)), text), repr(text)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vllm_digest.ingest.raw_store import day_dir, read_day, write_day
+from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, write_day
 from vllm_digest.model import MANIFEST, PAYLOAD_KINDS, DayPayload, Manifest
 from vllm_digest.partitions import window_for_day
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
@@ -101,3 +101,35 @@ def test_a_manifest_without_its_fields_is_named_with_its_file(landed):
     with pytest.raises(ValueError) as err:
         read_day(settings.raw_dir, repo, DAY)
     assert str(path) in str(err.value) and "complete" in str(err.value) and "semantics" in str(err.value)
+
+
+def test_a_run_memo_writes_the_same_bytes_and_never_a_stale_line(make_settings):
+    # the sample serves an item's same dict on every day it is touched; a run's RowLines serializes it once.
+    # The files must be byte for byte what a plain landing writes, and a row that is a different object (here
+    # one built after the first was dropped, which may reuse its id) must get its own line
+    settings = make_settings(VLLM_DIGEST_REPOS="octo-org/octo-repo", VLLM_DIGEST_TIMEZONE="UTC")
+    repo = settings.repos[0]
+
+    def payload(day: str, issues: list[dict]) -> DayPayload:
+        window = window_for_day(day, settings)
+        manifest = Manifest(source="sample", repo=repo.full_name, day=day, window_start=window.start.isoformat(),
+                            window_end=window.end.isoformat(), semantics="events", complete=True)
+        return DayPayload(manifest=manifest, issues=issues, pulls=[dict(issues[0], number=7)],
+                          comments=[{"id": 1, "body": "ünïcode ✓ \u2028"}])
+
+    shared = {"number": 101, "title": "Fix — ünïcode ✓", "body": "a\nb \"q\" \\ \u2028 🐛"}
+    memo = RowLines()
+    days = ("2026-05-04", "2026-05-05", "2026-05-06")
+    for day in days[:2]:
+        write_day(settings.raw_dir, repo, day, payload(day, [shared, {"number": 102}]), memo)
+    for _ in range(50):  # new dicts, some at the ids of dropped ones
+        write_day(settings.raw_dir, repo, days[2], payload(days[2], [{"number": 200, "title": "other"}]), memo)
+    for day in days:
+        folder = day_dir(settings.raw_dir, repo, day)
+        for kind in ("issues", "pulls", "comments"):
+            text = (folder / f"{kind}.jsonl").read_text(encoding="utf-8")
+            rows = [json.loads(line) for line in text.split("\n")[:-1]]
+            assert text == "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in rows)
+    assert read_day(settings.raw_dir, repo, days[1]).issues == [shared, {"number": 102}]
+    assert read_day(settings.raw_dir, repo, days[2]).issues == [{"number": 200, "title": "other"}]
+    assert read_day(settings.raw_dir, repo, days[2]).pulls == [{"number": 7, "title": "other"}]

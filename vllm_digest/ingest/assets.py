@@ -6,7 +6,7 @@ import dagster as dg
 from vllm_digest.ingest.github.client import GitHubError
 from vllm_digest.ingest.people import PEOPLE_FILE, PeopleCache
 from vllm_digest.ingest.pr_files import FILES_FILE, FilesCache
-from vllm_digest.ingest.raw_store import day_dir, read_day, repo_dir, write_day
+from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, repo_dir, write_day
 from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
 from vllm_digest.model import DayPayload
 from vllm_digest.partitions import (
@@ -76,12 +76,14 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         github = activity_source.kind == "github"
         people = PeopleCache.load(repo_dir(settings.raw_dir, repo) / PEOPLE_FILE) if github else None
         files = FilesCache.load(repo_dir(settings.raw_dir, repo) / FILES_FILE) if github else None
+        # the sample serves an item's same row on each day it is touched: serialize it once for the run
+        lines = None if github else RowLines()
         # one session for the run's days: the github source pages the events feed once for all of them
         with activity_source.session(repo, context.log) as source:
             for window in windows:
                 previous = read_day(settings.raw_dir, repo, window.key)
                 payload = fetch_or_fail(source, repo, window, previous, context.log, people, files)
-                write_day(settings.raw_dir, repo, window.key, payload)
+                write_day(settings.raw_dir, repo, window.key, payload, lines)
                 if github:
                     people.save()
                     files.save()

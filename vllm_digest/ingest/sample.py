@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vllm_digest import gc_pause
 from vllm_digest.ingest.rest import number_from_url, parse_time
 from vllm_digest.model import DayPayload, Manifest
 from vllm_digest.sample_coverage import coverage_end, embedded_sample_root, sample_coverage
@@ -100,6 +101,13 @@ class SampleData:
 def load_sample(folder: Path) -> SampleData:
     if not (folder.is_dir() and (any(folder.glob("issues.jsonl*")))):
         raise FileNotFoundError(f"no sample data (issues.jsonl) in {str(folder)!r}")
+    # JSON rows (dicts, lists, strings) hold no reference cycles: the collector's passes over a year's
+    # 254,000 rows as they are built found nothing and were half the load (3.7 -> 1.9 s CPU)
+    with gc_pause.paused():
+        return _load_sample(folder)
+
+
+def _load_sample(folder: Path) -> SampleData:
     items = {row["number"]: row for row in _read_jsonl(folder, "issues")}
     reviews = _read_jsonl(folder, "reviews")
     for r in reviews:  # reviews carry submitted_at, not created_at

@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from vllm_digest.warehouse.markup import (
     CHECKBOX,
     EMPHASIS,
-    FENCED_BLOCK,
     HTML_COMMENT,
     LINE_IMAGE,
     LINE_INLINE_CODE,
@@ -38,6 +37,7 @@ from vllm_digest.warehouse.markup import (
     STRUCTURE,
     TEMPLATE_MARK,
     UNDERSCORE_PHRASE,
+    sub_fenced,
     sub_markup,
 )
 
@@ -69,12 +69,14 @@ class BodyParts:
 # not turn them into it (dotless ı, İ, long ſ, the Kelvin sign): a text holding one always takes the
 # regex, so a guard on the lowered text never skips a match.
 _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f", "\u212a")
+_FOLD_CHAR = re.compile("[" + "".join(_FOLDS_TO_ASCII) + "]")
 
 
 def _may_hold(text: str, *words: str) -> bool:
     """False only when no case-insensitive match of a pattern needing one of ``words`` can be in ``text``:
     a substring test in C is ~100x cheaper than a regex scan, and most bodies hold none of the words."""
-    if any(ch in text for ch in _FOLDS_TO_ASCII):
+    # isascii() is a flag read: an ASCII text holds none of them
+    if not text.isascii() and _FOLD_CHAR.search(text):
         return True
     low = text.lower()
     return any(w in low for w in words)
@@ -96,10 +98,11 @@ _TEMPLATE_LINES = re.compile(
 _DETAILS = re.compile(r"<details\b[^>]*(?:>.*?(?:</details\s*>|\Z)|(?P<keep>))", re.S | re.I)
 _TEMPLATE_DETAILS = re.compile(r"(?i)essential elements|collect_env|current environment|environment information")
 # what `python collect_env.py` prints, when pasted outside its <details>
-_ENV_DUMP = re.compile(
-    r"(?i)collecting environment information|pytorch version:|rocm used to build pytorch|"
-    r"is debug build:|cuda used to build pytorch|versions of relevant libraries"
+_ENV_DUMP_WORDS = (
+    "collecting environment information", "pytorch version:", "rocm used to build pytorch",
+    "is debug build:", "cuda used to build pytorch", "versions of relevant libraries",
 )
+_ENV_DUMP = re.compile("(?i)" + "|".join(re.escape(w) for w in _ENV_DUMP_WORDS))
 
 # section kinds, from a heading's normalised words
 _KINDS = (
@@ -129,9 +132,13 @@ _BOLD_HEADING = re.compile(r"^[ \t]*(?:\*\*|__)([^*_\n]{2,60}?)(?:\*\*|__)[ \t]*
 _LABEL_LINE = re.compile(r"^[ \t]*(?:\*\*|__)?([A-Za-z][A-Za-z ]{2,30}?)(?:\*\*|__)?[ \t]*:[ \t]*(.*)$")
 
 
+_OPTIONAL = re.compile(r"\(optional\)")
+_NOT_HEADING_WORD = re.compile(r"[^a-z0-9 ]+")
+
+
 def _normal_heading(text: str) -> str:
-    text = re.sub(r"\(optional\)", " ", text.lower())
-    text = re.sub(r"[^a-z0-9 ]+", " ", text)
+    text = _OPTIONAL.sub(" ", text.lower())
+    text = _NOT_HEADING_WORD.sub(" ", text)
     return " ".join(text.split())
 
 
@@ -181,19 +188,32 @@ def _inline_plain(line: str) -> str:
     return " ".join(line.split())
 
 
+# the characters CHECKBOX's or STRUCTURE's match, and _LIST_MARK's (besides a digit), can start with after blanks
+_STRUCTURE_HEADS = frozenset("-*+>|=_")
+_LIST_HEADS = frozenset("-*+")
+
+
 def _prose_lines(text: str) -> list[str]:
     """A section's lines as plain text, code blocks, checkboxes, quotes and tables left out; a
     paragraph wrapped over several lines is joined, each list item is its own line."""
     if _has_fence(text):
-        text = FENCED_BLOCK.sub("\n", text)
+        text = sub_fenced(text, _NEWLINE)
     out: list[str] = []
     joining = False
     for raw in text.splitlines():
-        if not raw.strip() or CHECKBOX.match(raw) or STRUCTURE.match(raw):
+        stripped = raw.strip()
+        if not stripped:
             joining = False
             continue
-        item = bool(_LIST_MARK.match(raw))
-        line = _inline_plain(_LIST_MARK.sub("", raw))
+        # the three line patterns start with blanks (\s, what strip() removes) then one of these characters: a
+        # line starting otherwise (most are prose) matches none of them, and skips their three scans
+        head = stripped[0]
+        if head in _STRUCTURE_HEADS and (CHECKBOX.match(raw) or STRUCTURE.match(raw)):
+            joining = False
+            continue
+        mark = _LIST_MARK.match(raw) if head in _LIST_HEADS or head.isdecimal() else None
+        item = mark is not None
+        line = _inline_plain(raw[mark.end():] if mark else raw)
         if not line:
             joining = False
             continue
@@ -208,6 +228,8 @@ def _prose_lines(text: str) -> list[str]:
 # ---------------------------------------------------------------- sentences, figures, references
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "approx.", "incl.", "cf.", "no.", "fig.", "eq.")
 _ABBREVIATION_CHARS = max(map(len, _ABBREVIATIONS)) + 1
+# at least twelve word characters: matched up to the twelfth, not counted over a whole long line
+_TWELVE_WORD_CHARS = re.compile(r"(?:\W*\w){12}")
 _INITIAL = re.compile(r"\b[A-Z]\.$")
 _SENTENCE_END = re.compile(r"[.!?。！？](?=\s|$)")
 # a line of nothing but references. Each reference is an atomic group: a URL takes its whole run of non-blanks
@@ -222,7 +244,7 @@ _ONLY_REFS = re.compile(
 def first_sentence(lines: list[str], limit: int = WHAT_CHARS) -> str:
     """The first line that says something, cut after its first sentence (at most ``limit`` characters)."""
     for line in lines:
-        if _ONLY_REFS.match(line) or len(re.findall(r"\w", line)) < 12:
+        if _ONLY_REFS.match(line) or not _TWELVE_WORD_CHARS.match(line):
             continue
         return cut_sentence(line, limit)
     return ""
@@ -234,7 +256,7 @@ def cut_sentence(line: str, limit: int = WHAT_CHARS) -> str:
         # only the last characters before the end tell an abbreviation or an initial (reading the whole head
         # at each end took 18 s for a 64 KB line of initials)
         tail = line[max(0, end - _ABBREVIATION_CHARS):end]
-        if any(tail.lower().endswith(a) for a in _ABBREVIATIONS) or _INITIAL.search(tail[-3:]):
+        if tail.lower().endswith(_ABBREVIATIONS) or _INITIAL.search(tail[-3:]):
             continue  # "e.g." or an initial is not a sentence's end
         line = line[:end]
         break
@@ -284,20 +306,32 @@ class _Section:
 
 
 _FENCE_LINE = re.compile(r"^[ \t]*(```|~~~)")
+_FENCE_HEADS = frozenset("`~")
+_BOLD_HEADS = frozenset("*_")
+
+
+def _ascii_letter(ch: str) -> bool:
+    return ch.isascii() and ch.isalpha()
 
 
 def _sections(body: str) -> list[_Section]:
     sections = [_Section(None, [])]
     in_fence = False
     for raw in body.splitlines():
-        if _FENCE_LINE.match(raw):
+        # every match of the line patterns starts, after spaces and tabs, with its own characters (a fence's `/~,
+        # a heading's #, bold's */_, a label's letter or */_): the first other character rules each out without
+        # a scan (lstrip returns the line itself when it starts with neither)
+        head = raw.lstrip(" \t")[:1]
+        if head in _FENCE_HEADS and _FENCE_LINE.match(raw):
             in_fence = not in_fence
         if not in_fence:
-            m = _HEADING.match(raw) or _BOLD_HEADING.match(raw)
+            m = (_HEADING.match(raw) if head == "#" else
+                 _BOLD_HEADING.match(raw) if head in _BOLD_HEADS else None)
             if m:
                 sections.append(_Section(heading_kind(m.group(1).rstrip(" \t#")), []))
                 continue
-            label = _LABEL_LINE.match(raw) if ":" in raw else None  # every label line holds its colon
+            # every label line holds its colon
+            label = _LABEL_LINE.match(raw) if ":" in raw and (head in _BOLD_HEADS or _ascii_letter(head)) else None
             kind = heading_kind(label.group(1)) if label else None
             if kind:
                 sections.append(_Section(kind, [label.group(2)] if label.group(2).strip() else []))
@@ -327,7 +361,15 @@ def _without_template(body: str) -> str:
     if not _has_fence(body):
         return body
     # a pasted environment dump outside its <details>: drop the code block that holds it
-    return FENCED_BLOCK.sub(lambda m: "\n" if _ENV_DUMP.search(m.group(0)) else m.group(0), body)
+    return sub_fenced(body, _without_env_dump)
+
+
+def _without_env_dump(block: str) -> str:
+    return "\n" if _may_hold(block, *_ENV_DUMP_WORDS) and _ENV_DUMP.search(block) else block
+
+
+def _NEWLINE(block: str) -> str:
+    return "\n"
 
 
 def _clip(text: str, limit: int) -> str:
