@@ -50,12 +50,43 @@ sets AS (
     WHERE repo = $repo AND day IN (SELECT day FROM days)
     GROUP BY day, number
 ),
+titles AS (
+    -- what the features read from the title alone, once per distinct title: its tags, its text without them
+    -- and its regexes (a year's 62,000 listed item-days carry 15,000 distinct titles)
+    SELECT *,
+           regexp_matches(title, '(?i)^\s*revert\b') AS t_revert,
+           round(ln(1 + len(regexp_extract_all(bare_title, '\S+'))), 6) AS t_words,
+           regexp_matches(title, '(?i)\btypos?\b') AS t_typo,
+           regexp_matches(bare_title, '(?i)\b(add|adds|added|support|supports|enable|enables|implement|introduce|new)\b') AS t_title_new,
+           regexp_matches(bare_title, '(?i)\b(perf|performance|optimi[sz]e[sd]?|optimi[sz]ation|speed ?ups?|faster|latency|throughput|fuse[sd]?|fusion)\b') AS t_title_perf,
+           regexp_matches(bare_title, '(?i)\b(fp8|fp4|nvfp4|mxfp4|int4|int8|w4a16|w8a8|moe|attention|kv ?cache|cuda ?graphs?|flashinfer|triton|aiter|deepgemm|cutlass|mla|kernels?|gemm)\b') AS t_title_low_level,
+           regexp_matches(bare_title, '(?i)\b(blackwell|hopper|b200|b300|gb200|h100|h200|h20|sm\d{2,3}|mi\d{3}x?|gfx\d+|rdna\d?|xpu|tpu|npu|hpu)\b') AS t_title_hardware,
+           regexp_matches(bare_title, '(?i)\b(qwen|deepseek|kimi|glm|minimax|llama|gemma|nemotron|mistral|gpt-oss|phi|olmo|internvl|mamba)') AS t_title_model,
+           regexp_matches(bare_title, '(?i)\b(crash(es|ed)?|hangs?|errors?|fails?|failure|illegal|nan|accuracy|regression|oom|out of memory|wrong|incorrect)\b') AS t_title_failure,
+           regexp_matches(lower(bare_title),
+                    -- a percentage
+                    '\d(\.\d+)?\s*%'
+                    -- a multiplier with what it multiplies within a few words ("~3x host memory regression")
+                    || '|(^|[^a-z0-9._])[~>]?\d+(\.\d+)?(-\d+(\.\d+)?)?\s*[x×][^a-z0-9][^.,;:|]{0,25}?\b(faster|slower'
+                    || '|speedups?|more|less|higher|lower|larger|smaller|better|worse|time|memory|compression|ttft'
+                    || '|tpot|latency|throughput|regression|overhead|improvement|reduction)\b'
+                    -- a memory size that something takes, not the size of a card ("allocate 31.6 GiB")
+                    || '|\b(allocat\w*|leak\w*|fills?|uses?|using|consum\w*|takes?|needs?|requires?|extra|additional'
+                    || '|increas\w*|grows?|wastes?)\s+[~>]?\d+(\.\d+)?\s*(gb|gib|mb|mib|tb)\b'
+                    || '|\d+(\.\d+)?\s*(gb|gib|mb|mib|tb)\s+(more|less|leak\w*|extra|increase|regression|overhead)\b') AS t_title_quantified
+    FROM (
+        SELECT title, title_tags(title) AS tags,
+               trim(regexp_replace(coalesce(title, ''), '\[[^\]]*\]', ' ', 'g')) AS bare_title
+        FROM (SELECT DISTINCT i.title FROM core_items AS i JOIN sets AS s ON s.day = i.day AND s.number = i.number
+              WHERE i.repo = $repo AND i.day IN (SELECT day FROM days))
+    )
+),
 items AS (
-    SELECT i.*, s.set_names, w.window_end, title_tags(i.title) AS tags,
-           list_transform(coalesce(i.labels, []), lambda l: lower(l)) AS labels_lc,
-           trim(regexp_replace(coalesce(i.title, ''), '\[[^\]]*\]', ' ', 'g')) AS bare_title
+    SELECT i.*, s.set_names, w.window_end, t.* EXCLUDE (title),
+           list_transform(coalesce(i.labels, []), lambda l: lower(l)) AS labels_lc
     FROM core_items AS i JOIN sets AS s ON s.day = i.day AND s.number = i.number
     JOIN windows AS w ON w.day = i.day
+    JOIN titles AS t ON t.title IS NOT DISTINCT FROM i.title
     WHERE i.repo = $repo AND i.day IN (SELECT day FROM days)
 ),
 rfcs AS (
@@ -98,16 +129,16 @@ wide AS (
                 AS DOUBLE) AS tag_vendor,
            CAST(r.number IS NOT NULL AS DOUBLE) AS rfc,
            CAST(i.kind = 'pr' AND coalesce(l.to_rfc, false) AS DOUBLE) AS rfc_implementation,
-           CAST(regexp_matches(i.title, '(?i)^\s*revert\b') AS DOUBLE) AS revert,
+           CAST(i.t_revert AS DOUBLE) AS revert,
            CAST(coalesce(i.draft, false) OR list_has_any(i.tags, ['draft', 'wip']) AS DOUBLE) AS draft,
            CAST(list_has_any(i.labels_lc, ['ready', 'ready-run-all-tests']) AS DOUBLE) AS ready,
            CAST(coalesce(l.linked, false) AS DOUBLE) AS linked,
-           round(ln(1 + len(regexp_extract_all(i.bare_title, '\S+'))), 6) AS title_words,
+           i.t_words AS title_words,
            CASE WHEN i.additions IS NOT NULL OR i.deletions IS NOT NULL
                 THEN round(ln(1 + coalesce(i.additions, 0) + coalesce(i.deletions, 0)), 6) ELSE 0.0 END AS size_log,
            CAST((i.additions IS NOT NULL OR i.deletions IS NOT NULL)
                     AND coalesce(i.additions, 0) + coalesce(i.deletions, 0) <= 4
-                OR regexp_matches(i.title, '(?i)\btypos?\b') AS DOUBLE) AS typo_sized,
+                OR i.t_typo AS DOUBLE) AS typo_sized,
            CAST(upper(coalesce(i.author_association, '')) IN ('FIRST_TIME_CONTRIBUTOR', 'FIRST_TIMER') AS DOUBLE)
                AS first_time,
            CAST(upper(coalesce(i.author_association, '')) IN ('MEMBER', 'OWNER', 'COLLABORATOR') AS DOUBLE)
@@ -120,32 +151,15 @@ wide AS (
            CAST(f.number IS NOT NULL AS DOUBLE) AS focus,
            CAST(list_contains(i.set_names, 'merged_prs') AND list_contains(i.set_names, 'new_prs') AS DOUBLE)
                AS opened_and_merged,
-           CAST(regexp_matches(i.bare_title, '(?i)\b(add|adds|added|support|supports|enable|enables|implement|introduce|new)\b')
-                AS DOUBLE) AS title_new,
-           CAST(regexp_matches(i.bare_title, '(?i)\b(perf|performance|optimi[sz]e[sd]?|optimi[sz]ation|speed ?ups?|faster|latency|throughput|fuse[sd]?|fusion)\b')
-                AS DOUBLE) AS title_perf,
-           CAST(regexp_matches(i.bare_title, '(?i)\b(fp8|fp4|nvfp4|mxfp4|int4|int8|w4a16|w8a8|moe|attention|kv ?cache|cuda ?graphs?|flashinfer|triton|aiter|deepgemm|cutlass|mla|kernels?|gemm)\b')
-                AS DOUBLE) AS title_low_level,
-           CAST(regexp_matches(i.bare_title, '(?i)\b(blackwell|hopper|b200|b300|gb200|h100|h200|h20|sm\d{2,3}|mi\d{3}x?|gfx\d+|rdna\d?|xpu|tpu|npu|hpu)\b')
-                AS DOUBLE) AS title_hardware,
-           CAST(regexp_matches(i.bare_title, '(?i)\b(qwen|deepseek|kimi|glm|minimax|llama|gemma|nemotron|mistral|gpt-oss|phi|olmo|internvl|mamba)')
-                AS DOUBLE) AS title_model,
-           CAST(regexp_matches(i.bare_title, '(?i)\b(crash(es|ed)?|hangs?|errors?|fails?|failure|illegal|nan|accuracy|regression|oom|out of memory|wrong|incorrect)\b')
-                AS DOUBLE) AS title_failure,
+           CAST(i.t_title_new AS DOUBLE) AS title_new,
+           CAST(i.t_title_perf AS DOUBLE) AS title_perf,
+           CAST(i.t_title_low_level AS DOUBLE) AS title_low_level,
+           CAST(i.t_title_hardware AS DOUBLE) AS title_hardware,
+           CAST(i.t_title_model AS DOUBLE) AS title_model,
+           CAST(i.t_title_failure AS DOUBLE) AS title_failure,
            CAST(i.kind = 'issue' AND (list_contains(i.tags, 'ci failure') OR list_contains(i.labels_lc, 'ci-failure'))
                 AS DOUBLE) AS ci_failure,
-           CAST(regexp_matches(lower(i.bare_title),
-                    -- a percentage
-                    '\d(\.\d+)?\s*%'
-                    -- a multiplier with what it multiplies within a few words ("~3x host memory regression")
-                    || '|(^|[^a-z0-9._])[~>]?\d+(\.\d+)?(-\d+(\.\d+)?)?\s*[x×][^a-z0-9][^.,;:|]{0,25}?\b(faster|slower'
-                    || '|speedups?|more|less|higher|lower|larger|smaller|better|worse|time|memory|compression|ttft'
-                    || '|tpot|latency|throughput|regression|overhead|improvement|reduction)\b'
-                    -- a memory size that something takes, not the size of a card ("allocate 31.6 GiB")
-                    || '|\b(allocat\w*|leak\w*|fills?|uses?|using|consum\w*|takes?|needs?|requires?|extra|additional'
-                    || '|increas\w*|grows?|wastes?)\s+[~>]?\d+(\.\d+)?\s*(gb|gib|mb|mib|tb)\b'
-                    || '|\d+(\.\d+)?\s*(gb|gib|mb|mib|tb)\s+(more|less|leak\w*|extra|increase|regression|overhead)\b')
-                AS DOUBLE) AS title_quantified,
+           CAST(i.t_title_quantified AS DOUBLE) AS title_quantified,
            CASE WHEN list_has_any(i.set_names, ['new_prs', 'new_issues'])
                 THEN round(least(1.0, greatest(0.0, date_diff('second', i.created_at, i.window_end) / 86400.0)), 6)
                 ELSE 0.0 END AS hours_listed

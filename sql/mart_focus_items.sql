@@ -115,11 +115,16 @@ title_names_area AS (
     -- before a capital, an underscore): the title names the area also inside an identifier
     -- (`ROCmAiterTritonRope`, `mi325_1`, `hipBLASLt`), which the membership rule's word boundaries do not see.
     -- The pattern itself is left as the taxonomy wrote it: taking its \b out matched "amd" in "command" and
-    -- "hip" in "chip", and could turn a valid pattern into an invalid one
-    SELECT DISTINCT i.day, i.number, r.owner_id AS focus_id
-    FROM items AS i
-    JOIN rules AS r ON r.day = i.day AND r.scope = 'focus' AND r.kind = 'text'
-    WHERE regexp_matches(
+    -- "hip" in "chip", and could turn a valid pattern into an invalid one.
+    -- Run only for the members whose evidence is all label, body or login, the only ones 'off_title' reads
+    -- it for: the pattern is a column, so the regex is compiled again for every row it meets
+    SELECT DISTINCT m.day, m.number, m.focus_id
+    FROM members AS m
+    JOIN items AS i ON i.day = m.day AND i.number = m.number
+    JOIN rules AS r ON r.day = m.day AND r.scope = 'focus' AND r.kind = 'text' AND r.owner_id = m.focus_id
+    WHERE list_bool_and(list_transform(m.matched_rules, lambda e: starts_with(e, 'label:')
+                                       OR starts_with(e, 'body:') OR starts_with(e, 'author:')))
+      AND regexp_matches(
         replace(regexp_replace(i.title, '([a-z0-9])([A-Z])', '\1 \2', 'g'), '_', ' '), r.pattern)
 ),
 sets AS (

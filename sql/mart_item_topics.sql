@@ -34,7 +34,14 @@ hits AS (
     SELECT f.day, f.number, r.owner_id AS topic_id, feature_priority(f.kind) AS priority,
            feature_evidence(f.kind, f.value) AS evidence
     FROM features AS f
-    JOIN rules AS r ON r.day = f.day AND feature_matches(r.kind, r.value, f.kind, f.value)
+    JOIN rules AS r ON r.day = f.day AND r.kind = f.kind AND r.value = f.value
+    UNION ALL
+    -- feature_matches split in two: its OR made a join on (day, kind) and a test of every feature against
+    -- every rule of its kind that day; the exact matches above join on the value, the path prefixes here
+    SELECT f.day, f.number, r.owner_id, feature_priority(f.kind), feature_evidence(f.kind, f.value)
+    FROM features AS f
+    JOIN rules AS r ON r.day = f.day AND r.kind = 'path' AND f.kind = 'path'
+                   AND feature_matches(r.kind, r.value, f.kind, f.value) AND r.value <> f.value
     UNION ALL
     SELECT day, number, owner_id, CASE field WHEN 'title' THEN 3 ELSE 5 END, field || ':"' || matched || '"'
     FROM int_text_hits

@@ -46,9 +46,13 @@ weights AS (
 parts AS (
     SELECT f.day, f.number,
            sum(f.value * w.weight) AS points,
-           list({'feature': f.feature, 'value': f.value, 'weight': w.weight,
-                 'points': round(f.value * w.weight, 4)} ORDER BY abs(f.value * w.weight) DESC, f.feature)
-               FILTER (WHERE w.weight <> 0) AS score_parts
+           -- largest |points| first, then by feature (unique in an item's rows): sorted per item by list_sort
+           -- on a leading key, not by an ordered aggregate (list(... ORDER BY ...) sorted all the rows, 1.4 s)
+           list_transform(list_sort(
+               list({'key': -abs(f.value * w.weight), 'feature': f.feature,
+                     'part': {'feature': f.feature, 'value': f.value, 'weight': w.weight,
+                              'points': round(f.value * w.weight, 4)}})
+                   FILTER (WHERE w.weight <> 0)), lambda s: s.part) AS score_parts
     FROM int_selection_features AS f JOIN weights AS w ON w.feature = f.feature
     WHERE f.repo = $repo AND f.day IN (SELECT day FROM windows)
     GROUP BY f.day, f.number

@@ -54,12 +54,14 @@ hot AS (
 today AS (
     SELECT it.day, it.topic_id, any_value(it.topic_zh) AS topic_zh, any_value(it.topic_en) AS topic_en,
            any_value(it.topic_group) AS topic_group, any_value(it.taxonomy_version) AS taxonomy_version,
-           count(DISTINCT it.number) AS items,
-           count(DISTINCT it.number) FILTER (WHERE it.kind = 'issue') AS issues,
-           count(DISTINCT it.number) FILTER (WHERE it.kind = 'pr') AS prs,
-           count(DISTINCT it.number) FILTER (WHERE h.opened_in_window) AS new_items,
-           count(DISTINCT it.number) FILTER (WHERE h.merged_in_window) AS merged_prs,
-           count(DISTINCT it.number) FILTER (WHERE h.closed_in_window AND NOT h.merged_in_window) AS closed_items,
+           -- count(*), not count(DISTINCT number): mart_item_topics holds an item once per topic and
+           -- mart_item_hotness once per item, and each DISTINCT was its own hash aggregate of the year's rows
+           count(*) AS items,
+           count(*) FILTER (WHERE it.kind = 'issue') AS issues,
+           count(*) FILTER (WHERE it.kind = 'pr') AS prs,
+           count(*) FILTER (WHERE h.opened_in_window) AS new_items,
+           count(*) FILTER (WHERE h.merged_in_window) AS merged_prs,
+           count(*) FILTER (WHERE h.closed_in_window AND NOT h.merged_in_window) AS closed_items,
            coalesce(sum(h.hotness), 0) AS hotness_sum,
            list(it.number ORDER BY h.hotness DESC, it.number DESC)[1:5] AS top_items
     FROM it LEFT JOIN hot AS h ON h.day = it.day AND h.number = it.number

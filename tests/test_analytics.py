@@ -310,3 +310,31 @@ def test_analytics_without_the_days_rules_names_the_days_and_the_rules_asset(tmp
         assert build_analytics(con, REPO, ws, load_taxonomy())[SEED_DAY]["mart_item_topics"] > 0
     finally:
         con.close()
+
+
+def test_a_path_rule_matches_the_files_under_its_prefix_only(tmp_path):
+    """A topic's path rule matches a PR whose review comments point at a file under the prefix (a prefix
+    match, not only an equal path), and not a file whose name merely starts like the folder. The sample
+    has no such comments, so two are added to PRs of the day outside that topic."""
+    con = base_warehouse(tmp_path, [SEED_DAY])
+    _, ws = windows(tmp_path, [SEED_DAY])
+    try:
+        build_marts(con, ws, load_taxonomy())
+        under, beside = [n for (n,) in con.execute(
+            "SELECT number FROM core_items WHERE kind = 'pr' "
+            "AND number NOT IN (SELECT number FROM mart_item_topics WHERE topic_id = 'reasoning') "
+            "ORDER BY number LIMIT 2").fetchall()]
+        for comment_id, number, path in ((1, under, "vllm/reasoning/qwen3_reasoning_parser.py"),
+                                         (2, beside, "vllm/reasoning_utils.py")):
+            con.execute("INSERT INTO stg_review_comments (repo, day, comment_id, pull_number, path) "
+                        "VALUES ($repo, $day, $id, $number, $path)",
+                        {"repo": REPO.full_name, "day": SEED_DAY, "id": comment_id, "number": number, "path": path})
+        build_analytics(con, REPO, ws, load_taxonomy())
+        rows = con.execute("SELECT number, topic_id, matched_rule, matched_rules FROM mart_item_topics "
+                           "WHERE number IN ($a, $b) AND (topic_id = 'reasoning' OR list_has_any(matched_rules, "
+                           "['path:vllm/reasoning/qwen3_reasoning_parser.py', 'path:vllm/reasoning_utils.py']))",
+                           {"a": under, "b": beside}).fetchall()
+        path = "path:vllm/reasoning/qwen3_reasoning_parser.py"
+        assert rows == [(under, "reasoning", path, [path])]
+    finally:
+        con.close()
