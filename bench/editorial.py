@@ -337,6 +337,31 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
     return "\n".join(lines) + "\n"
 
 
+
+def labelled_days_parser(prog: str, description: str, out: Path, reads: str) -> argparse.ArgumentParser:
+    """The options of every script over the sample's labelled days: ``--selections``, ``--home``, ``--reuse``
+    (read what is already in --home: ``reads``) and ``--out``; check the parsed ones with ``labelled_days_args``."""
+    p = argparse.ArgumentParser(prog=prog, description=description)
+    p.add_argument("--selections", type=Path, default=DEFAULT_SELECTIONS)
+    p.add_argument("--home", type=Path, help="data home to materialize into and keep (default: a temporary one)")
+    p.add_argument("--reuse", action="store_true", help=f"read {reads} already in --home")
+    p.add_argument("--out", type=Path, default=out)
+    return p
+
+
+def labelled_days_args(p: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    a = p.parse_args(argv)
+    if a.reuse and a.home is None:
+        p.error("--reuse needs --home")
+    return a
+
+
+def write_markdown(out: Path, text: str) -> None:
+    """Write a script's Markdown result, and show it."""
+    out.write_text(text, encoding="utf-8")
+    print(text)
+    print(f"wrote {out}", file=sys.stderr)
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.editorial", description=__doc__.split("\n")[0])
     p.add_argument("--selections", type=Path, default=DEFAULT_SELECTIONS,
@@ -381,9 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     text = render(per_day, figures, lang=a.lang, selections_path=a.selections, wall_s=wall, lang_mismatch=mismatch,
                   bodies=bodies)
-    a.out.write_text(text, encoding="utf-8")
-    print(text)
-    print(f"wrote {a.out}", file=sys.stderr)
+    write_markdown(a.out, text)
     return 0
 
 

@@ -16,7 +16,6 @@ the pipeline binds those weights as SQL parameters and never reads selections.js
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import math
@@ -25,8 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from bench.editorial import (DEFAULT_SELECTIONS, EvalError, REPO, ROOT, days_in, leave_one_day_out,
-                             load_selections, materialize)
+from bench.editorial import (EvalError, REPO, days_in, labelled_days_args, labelled_days_parser,
+                             leave_one_day_out, load_selections, materialize)
 from vllm_digest.taxonomy.selection import DEFAULT_WEIGHTS, FEATURES, SECTIONS
 
 TABLES = {"key_changes": "mart_key_changes", "notable": "mart_notable_issues"}
@@ -162,14 +161,8 @@ def choose(section: str, rows: Sequence[Row], days: Sequence[str], picks: int) -
 def main(argv: list[str] | None = None) -> int:
     import duckdb
 
-    p = argparse.ArgumentParser(prog="python -m bench.fit_selection", description=__doc__.split("\n")[0])
-    p.add_argument("--selections", type=Path, default=DEFAULT_SELECTIONS)
-    p.add_argument("--home", type=Path, help="data home to materialize into and keep (default: a temporary one)")
-    p.add_argument("--reuse", action="store_true", help="read the warehouse already in --home")
-    p.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
-    a = p.parse_args(argv)
-    if a.reuse and a.home is None:
-        p.error("--reuse needs --home")
+    p = labelled_days_parser("python -m bench.fit_selection", __doc__.split("\n")[0], DEFAULT_WEIGHTS, "the warehouse")
+    a = labelled_days_args(p, argv)
     try:
         picks = load_selections(a.selections)
     except EvalError as exc:

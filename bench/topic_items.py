@@ -22,7 +22,6 @@ bench/topic_items.md so the decision (adopt the model or not) is backed by figur
 
 from __future__ import annotations
 
-import argparse
 import math
 import re
 import sys
@@ -32,8 +31,8 @@ from pathlib import Path
 from typing import Sequence
 
 from bench import fit_selection as fs
-from bench.editorial import (DEFAULT_SELECTIONS, EvalError, REPO, ROOT, days_in, leave_one_day_out,
-                             load_selections, materialize)
+from bench.editorial import (EvalError, REPO, ROOT, days_in, labelled_days_args, labelled_days_parser,
+                             leave_one_day_out, load_selections, materialize, write_markdown)
 
 # the item's own features, a small set: the full 34 over-fit on ~2,400 rows with ~128 positives (LOO lower)
 ITEM_FEATURES = ("opened", "still_open", "is_issue", "closed_unmerged", "ready", "tag_process", "title_model",
@@ -306,14 +305,8 @@ def render(rows: Sequence[Row], days: Sequence[str], picks: int, results: dict[s
 def main(argv: list[str] | None = None) -> int:
     import duckdb
 
-    p = argparse.ArgumentParser(prog="python -m bench.topic_items", description=__doc__.split("\n")[0])
-    p.add_argument("--selections", type=Path, default=DEFAULT_SELECTIONS)
-    p.add_argument("--home", type=Path, help="data home to materialize into and keep (default: a temporary one)")
-    p.add_argument("--reuse", action="store_true", help="read the warehouse already in --home")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "topic_items.md")
-    a = p.parse_args(argv)
-    if a.reuse and a.home is None:
-        p.error("--reuse needs --home")
+    p = labelled_days_parser("python -m bench.topic_items", __doc__.split("\n")[0], ROOT / "bench" / "topic_items.md", "the warehouse")
+    a = labelled_days_args(p, argv)
     try:
         picks = load_selections(a.selections)
     except EvalError as exc:
@@ -336,9 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {name: measure(rows, days, base + extra) for name, extra in VARIANTS.items()}
     text = render(rows, days, n_picks, results, measure(rows, days, base, topics=listed),
                   measure_topic_model(rows, days, meta))
-    a.out.write_text(text, encoding="utf-8")
-    print(text)
-    print(f"wrote {a.out}", file=sys.stderr)
+    write_markdown(a.out, text)
     return 0
 
 

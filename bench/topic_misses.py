@@ -24,7 +24,6 @@ is the search fitting noise. The pipeline does not use this script; it writes be
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import re
@@ -35,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-from bench.editorial import (DEFAULT_SELECTIONS, EvalError, REPO, ROOT, days_in, leave_one_day_out,
-                             load_selections, materialize, read_day)
+from bench.editorial import (EvalError, REPO, ROOT, days_in, labelled_days_args, labelled_days_parser,
+                             leave_one_day_out, load_selections, materialize, read_day, write_markdown)
 
 MODEL_NAMES = r"qwen|deepseek|kimi|glm|llama|gemma|mistral|nemotron|minimax|gpt-oss"
 KINDS = (  # (kind, item kind or None for both, title regex), first match wins
@@ -269,16 +268,11 @@ def main(argv: list[str] | None = None) -> int:
 
     import duckdb
 
-    p = argparse.ArgumentParser(prog="python -m bench.topic_misses", description=__doc__.split("\n")[0])
-    p.add_argument("--selections", type=Path, default=DEFAULT_SELECTIONS)
-    p.add_argument("--home", type=Path, help="data home to materialize into and keep (default: a temporary one)")
-    p.add_argument("--reuse", action="store_true", help="read the warehouse and reports already in --home")
+    p = labelled_days_parser("python -m bench.topic_misses", __doc__.split("\n")[0],
+                             ROOT / "bench" / "topic_misses.md", "the warehouse and reports")
     p.add_argument("--check", action="store_true", help="also score the taxonomy's and the in-sample best points "
                    "on the report days (a check only: nothing is chosen on them)")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "topic_misses.md")
-    a = p.parse_args(argv)
-    if a.reuse and a.home is None:
-        p.error("--reuse needs --home")
+    a = labelled_days_args(p, argv)
     try:
         picks = load_selections(a.selections)
     except EvalError as exc:
@@ -312,9 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             con.close()
     text = render(counts, misses, days, points, per, check)
-    a.out.write_text(text, encoding="utf-8")
-    print(text)
-    print(f"wrote {a.out}", file=sys.stderr)
+    write_markdown(a.out, text)
     return 0
 
 

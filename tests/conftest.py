@@ -90,3 +90,15 @@ def materialize_weeks(settings: Settings, first: str, last: str | None = None, i
 def report_path(settings: Settings, day: str, suffix: str = "zh.md") -> Path:
     repo = settings.repos[0]
     return settings.reports_dir / repo.owner / repo.name / f"{day}.{suffix}"
+
+
+def write_sample(root: Path, items: list[dict], events: list[dict] = (), comments: list[dict] = (),
+                 start: str = "2026-03-01T00:00:00Z", end: str = "2026-03-25T00:00:00Z") -> Path:
+    """A crafted sample folder for vllm-project/vllm under ``root`` (the layout of the embedded sample: one
+    JSON row a line per endpoint, and the window it covers); the folder to set as VLLM_DIGEST_SAMPLE_DIR."""
+    folder = root / "vllm-project__vllm"
+    folder.mkdir(parents=True)
+    for name, rows in (("issues", items), ("events", events), ("comments", comments)):
+        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (folder / "coverage.json").write_text(json.dumps({"start": start, "end": end}))
+    return root

@@ -4,16 +4,12 @@
 
 from __future__ import annotations
 
-import json
-
-from conftest import materialize, report_path
+from conftest import materialize, report_path, write_sample
 
 DAY = "2026-03-22"
 
 
 def _write_sample(root):
-    folder = root / "vllm-project__vllm"
-    folder.mkdir(parents=True)
     base = {"labels": [], "comments": 0, "state": "open", "closed_at": None, "author_association": "NONE",
             "created_at": "2026-03-22T05:00:00Z", "updated_at": "2026-03-22T06:00:00Z"}
     items = [
@@ -27,9 +23,7 @@ def _write_sample(root):
         {**base, "number": 803, "title": "[Docs] Update the README", "user": {"login": "cat", "type": "User"},
          "body": "Mentions Quark in passing."},
     ]
-    for name, rows in (("issues", items), ("comments", []), ("reviews", []), ("events", [])):
-        (folder / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    (folder / "coverage.json").write_text(json.dumps({"start": "2026-03-20T00:00:00Z", "end": "2026-03-25T00:00:00Z"}))
+    write_sample(root, items, start="2026-03-20T00:00:00Z")
 
 
 def test_a_focus_items_body_mentioning_the_highlight_is_counted(make_settings, tmp_path):

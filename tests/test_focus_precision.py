@@ -5,11 +5,9 @@ title names the area even inside an identifier, stays listed."""
 
 from __future__ import annotations
 
-import json
-
 import duckdb
 
-from conftest import materialize, report_path
+from conftest import materialize, report_path, write_sample
 
 DAY = "2026-03-22"
 
@@ -44,23 +42,15 @@ ITEMS = [
 ]
 
 
-def _write_sample(root):
-    folder = root / "vllm-project__vllm"
-    folder.mkdir(parents=True)
-    (folder / "issues.jsonl").write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
-    # a close (and a merge, for a PR) today: what puts an item opened earlier in the day's closed or merged list
-    events = [{"id": 1000 * i["number"] + k, "node_id": f"E_{i['number']}_{kind}", "event": kind,
-               "created_at": i["closed_at"], "actor": None, "commit_id": None, "issue": {"number": i["number"]}}
-              for i in ITEMS if i["closed_at"]
-              for k, kind in enumerate(("closed", "merged") if i["pull_request"] else ("closed",))]
-    (folder / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
-    (folder / "comments.jsonl").write_text("")
-    (folder / "coverage.json").write_text(json.dumps({"start": "2026-03-01T00:00:00Z", "end": "2026-03-25T00:00:00Z"}))
+# a close (and a merge, for a PR) today: what puts an item opened earlier in the day's closed or merged list
+EVENTS = [{"id": 1000 * i["number"] + k, "node_id": f"E_{i['number']}_{kind}", "event": kind,
+           "created_at": i["closed_at"], "actor": None, "commit_id": None, "issue": {"number": i["number"]}}
+          for i in ITEMS if i["closed_at"]
+          for k, kind in enumerate(("closed", "merged") if i["pull_request"] else ("closed",))]
 
 
 def test_a_weak_evidence_update_is_kept_off_the_focus_list(make_settings, tmp_path):
-    _write_sample(tmp_path / "sample")
-    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(write_sample(tmp_path / "sample", ITEMS, EVENTS)))
     materialize(settings, DAY)
     with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
         demoted = dict(con.execute("SELECT number, demoted FROM mart_focus_items WHERE day = $d",

@@ -4,11 +4,9 @@ the first regex flagged 7 of 37 sample candidates this way, 4 of them on the day
 
 from __future__ import annotations
 
-import json
-
 import duckdb
 
-from conftest import materialize
+from conftest import materialize, write_sample
 
 DAY = "2026-03-22"
 OPENED = f"{DAY}T05:00:00Z"
@@ -32,21 +30,13 @@ TITLES = {
 }
 
 
-def _write_sample(root):
-    folder = root / "vllm-project__vllm"
-    folder.mkdir(parents=True)
-    items = [{"number": n, "title": t, "user": {"login": f"dev{n}", "type": "User"}, "labels": [],
-              "state": "open", "created_at": OPENED, "updated_at": OPENED, "closed_at": None, "comments": 0,
-              "pull_request": None, "body": ""} for n, t in TITLES.items()]
-    (folder / "issues.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    (folder / "events.jsonl").write_text("")
-    (folder / "comments.jsonl").write_text("")
-    (folder / "coverage.json").write_text(json.dumps({"start": "2026-03-01T00:00:00Z", "end": "2026-03-25T00:00:00Z"}))
+ITEMS = [{"number": n, "title": t, "user": {"login": f"dev{n}", "type": "User"}, "labels": [], "state": "open",
+          "created_at": OPENED, "updated_at": OPENED, "closed_at": None, "comments": 0, "pull_request": None,
+          "body": ""} for n, t in TITLES.items()]
 
 
 def test_only_numbers_on_an_effect_quantify_a_title(make_settings, tmp_path):
-    _write_sample(tmp_path / "sample")
-    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(write_sample(tmp_path / "sample", ITEMS)))
     materialize(settings, DAY)
     with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
         found = {n for (n,) in con.execute(
