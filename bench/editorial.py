@@ -17,6 +17,10 @@ Figures per split (fit, report, all) and per section, and pooled over the five s
 - cite ratio over the days the original filled: the same, summed only over the days on which the
   original cites at least one day-list item in that section. A day whose original section is empty
   (2026-03-20: no real analysis) otherwise counts all our items there against zero picks.
+Beside them, story recall (bench/editorial_stories.py): the original's numbered entries (``entries``) told by
+our same section, and by any of our analysis sections; leave-one-day-out item and story recall over the fit
+days for the fitted sections (🛠️, 💡); and the editor's own consistency where two of its windows overlap
+(from ``expected.json`` beside the selections), or a sentence saying why it cannot be read.
 Writes bench/editorial.md and prints it.
 
 ``--bodies`` runs the same days with bodies written in vLLM's PR and issue templates
