@@ -277,6 +277,7 @@ class StoryResults:
     figures: dict[str, dict[str, StoryFigures]]
     loo: dict[str, LooFigures] | str
     agreement: Overlaps | str
+    unlike: list[str]  # "day section: #N in picks, in no entry" where the file's entries and picks disagree
 
 
 def stories(selections_path: Path, picks: dict[str, dict[str, set[int]]], entries: dict[str, Entries],
@@ -303,7 +304,29 @@ def stories(selections_path: Path, picks: dict[str, dict[str, set[int]]], entrie
         raise EvalError(str(exc)) from None
     agreement: Overlaps | str = (editor_agreement(windows, picks, entries) if windows is not None else
                                  f"no window bounds beside the selections ({expected} is missing): not computed")
-    return StoryResults(per_day, figures, loo, agreement)
+    return StoryResults(per_day, figures, loo, agreement, unlike_picks(picks, entries))
+
+
+def unlike_picks(picks: dict[str, dict[str, set[int]]], entries: dict[str, Entries]) -> list[str]:
+    """Where a section's entries and its picks name different items: item and story recall then count
+    different things, which a reader of the two figures should know."""
+    out = []
+    for day in sorted(entries):
+        for key in SECTIONS:
+            given = entries[day].get(key)
+            if given is None:
+                continue
+            in_entries = set().union(*given)
+            only_picks, only_entries = picks[day][key] - in_entries, in_entries - picks[day][key]
+            parts = ([f"{_refs(only_picks)} in picks, in no entry"] if only_picks else []) + \
+                    ([f"{_refs(only_entries)} in an entry, not in picks"] if only_entries else [])
+            if parts:
+                out.append(f"{day} {SECTION_LABELS[key]}: " + "; ".join(parts))
+    return out
+
+
+def _refs(numbers: set[int]) -> str:
+    return ", ".join(f"#{n}" for n in sorted(numbers))
 
 
 def _plain(text: str) -> str:
@@ -365,7 +388,7 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
 
     m = machine()
     lines = [
-        "# Editorial eval: our analysis sections against the original's picks",
+        "# Editorial eval: our analysis sections against the original's picks and stories",
         "",
         "`make eval` (`python -m bench.editorial`). The pipeline never reads selections.json; only this eval does.",
         "",
@@ -393,6 +416,9 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
     ]
     if stories is not None:
         lines += STORY_HEADER
+        if stories.unlike:
+            lines.append("- entries and picks disagree (story and item recall count different items there): "
+                         + "; ".join(stories.unlike))
     if lang_mismatch:
         lines.append(f"- note: the zh and en reports cite different items on {', '.join(lang_mismatch)}")
     for split, (first, last) in SPLITS.items():

@@ -347,7 +347,8 @@ def test_eval_command_prints_story_recall_beside_item_recall(materialized_day, t
         # items told here; #37823 is cited in 💡 and 🔥, not in 🛠️: told anywhere only
         "key_changes": {"cited_in_day_lists": [37830, 37825, 37843, 37823],
                         "entries": [[37830, 37825, 37843], [37823]]},
-        "notable": {"cited_in_day_lists": [37823], "entries": [[37823]]},
+        # #37804 (one of our notable issues) is a pick that no entry holds: said in the header
+        "notable": {"cited_in_day_lists": [37823, 37804], "entries": [[37823]]},
         "discussions": {"cited_in_day_lists": [], "entries": []},
         # #37643 is in the appendix only: told nowhere
         "focus": {"cited_in_day_lists": [37643], "entries": [[37643]]},
@@ -370,6 +371,8 @@ def test_eval_command_prints_story_recall_beside_item_recall(materialized_day, t
     assert "| 2026-03-22 | 0/1 (0) | 0/0 (0) | not given | 1/2 (2) | 1/1 (1) |" in text
     # the header says what is measured and how; no fit day here, and no window file beside these picks
     assert "A story is **told here** when our same section cites any of its items" in text
+    assert "- entries and picks disagree (story and item recall count different items there): " \
+           "2026-03-22 💡 notable: #37804 in picks, in no entry\n" in text
     assert "no fit days among the selections' days: no folds" in text
     assert "expected.json is missing): not computed" in text
 
