@@ -63,7 +63,9 @@ dev: install instance
 bench: install postgres
 	$(PY) -m bench
 
-# the analysis sections against the original editor's picks (../shared/samples/.../selections.json);
+# the analysis sections against the original editor's picks (../shared/samples/.../selections.json):
+# item recall and cite ratio, story recall (an entry told when we cite any of its items; same section and
+# anywhere), leave-one-day-out for the fitted sections, and the editor's own consistency where it can be read;
 # writes bench/editorial.md, then the same on days given bodies in vLLM's templates (bench/editorial-bodies.md). EVAL_ARGS passes options, e.g. EVAL_ARGS='--selections PATH --lang en'
 eval: install
 	$(PY) -m bench.editorial $(EVAL_ARGS)

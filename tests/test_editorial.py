@@ -249,3 +249,157 @@ def test_substance_counts_the_purpose_under_cited_prs_and_the_placeholder(tmp_pa
     # day 1: #1 shown (code marks dropped, underscores kept), #2 not in key changes, #2 shown in focus;
     # #3 has no Purpose. Day 2: #1 lost its underscores: not shown.
     assert (got.cited_prs, got.shown, got.placeholder_days) == (4, 2, ["2026-03-03"])
+
+
+# --- stories: the original's numbered entries (issue 29) ---------------------------------------------
+
+def _none(**given):
+    return {k: set() for k in SECTIONS} | given
+
+
+def test_story_told_when_the_section_cites_any_of_its_items():
+    from bench.editorial_stories import StoryCount, aggregate_stories, score_stories
+
+    entries = {"key_changes": (frozenset({1, 2, 3}), frozenset({4})), "topics": (frozenset({5, 6}),),
+               "focus": (frozenset({7}),), "notable": (), "discussions": None}
+    cited = _none(key_changes={1, 9}, notable={4}, topics={8})
+    got = score_stories(entries, cited)
+    # an entry of 3 items of which we cite 1 is told; #4 is cited in 💡, not in 🛠️: told anywhere only
+    assert got["key_changes"] == StoryCount(given=True, entries=2, told=1, told_anywhere=2)
+    assert (got["topics"].told, got["topics"].told_anywhere) == (0, 0)
+    assert got["discussions"].given is False and got["notable"].given is True and got["notable"].entries == 0
+    assert (got["all"].entries, got["all"].told, got["all"].told_anywhere) == (4, 1, 2)
+    # the same day as items: 🛠️ finds 1 of its 4 picks, yet tells 1 of its 2 stories here and both anywhere
+    items = score_day(_none(key_changes={1, 2, 3, 4}), DayReport(cited, {1, 2, 3, 4, 5, 6, 7, 8, 9}))
+    assert (items["key_changes"].hits, items["key_changes"].picks) == (1, 4)
+    figures = aggregate_stories([got["key_changes"], got["key_changes"]])
+    assert (figures.recall, figures.recall_anywhere, figures.status) == (0.5, 1.0, None)
+    # a section the file gives no entries for, and one without stories on these days, say so
+    assert "not given" in aggregate_stories([got["discussions"]]).status
+    assert "no entries" in aggregate_stories([got["notable"]]).status
+
+
+def test_entries_are_read_and_a_malformed_one_is_named(tmp_path):
+    from bench.editorial import load_entries
+
+    path = tmp_path / "selections.json"
+    path.write_text(json.dumps([{"day": "2026-03-01", "sections": {
+        "topics": {"cited_in_day_lists": [5, 6], "entries": [[5], [6, 5]]},
+        "notable": {"cited_in_day_lists": [], "entries": []},
+        "key_changes": {"cited_in_day_lists": [7]}}}]))
+    got = load_entries(path)["2026-03-01"]
+    assert got["topics"] == (frozenset({5}), frozenset({5, 6})) and got["notable"] == ()
+    assert got["key_changes"] is None and got["focus"] is None  # not given, not "no stories"
+    path.write_text(json.dumps([{"day": "2026-03-02", "sections": {
+        "topics": {"cited_in_day_lists": [5], "entries": [[5], ["#6"]]}}}]))
+    with pytest.raises(EvalError, match=re.escape("entry 0 (2026-03-02): sections.topics.entries[1] ['#6']")):
+        load_entries(path)
+    path.write_text(json.dumps([{"day": "2026-03-02", "sections": {
+        "topics": {"cited_in_day_lists": [5], "entries": [[]]}}}]))
+    with pytest.raises(EvalError, match=re.escape("sections.topics.entries[0] []")):
+        load_entries(path)
+
+
+def _window(day: str, start: str, end: str, **lists) -> dict:
+    return {"day": day, "window_start": start, "window_end": end, "lists": lists}
+
+
+def test_editor_agreement_only_where_windows_overlap(tmp_path):
+    from bench.editorial import _agreement_lines
+    from bench.editorial_stories import editor_agreement, load_windows
+
+    path = tmp_path / "expected.json"
+    path.write_text(json.dumps([
+        # a and b overlap by 11 hours: #1, #2, #3 are new PRs in both; #4 is new in a and merged in b (not shared)
+        _window("a", "2026-05-01T00:00:00+08:00", "2026-05-02T00:00:00+08:00", new_prs=[1, 2, 3, 4, 10]),
+        _window("b", "2026-05-01T13:00:00+08:00", "2026-05-02T13:00:00+08:00", new_prs=[1, 2, 3], merged_prs=[4]),
+        # c touches b's end without overlapping it
+        _window("c", "2026-05-02T13:00:00+08:00", "2026-05-03T13:00:00+08:00", new_prs=[1, 2, 3]),
+    ]))
+    windows = load_windows(path)
+    picks = {"a": _none(topics={1, 2, 4}), "b": _none(topics={1, 3, 4}, key_changes={2}), "c": _none(topics={1, 2, 3})}
+    entries = {"a": {"topics": (frozenset({1}), frozenset({2, 10}), frozenset({4}))},
+               "b": {"topics": (frozenset({1, 3}), frozenset({4}))}, "c": {"topics": (frozenset({1, 2, 3}),)}}
+    got = editor_agreement(windows, picks, entries)
+    assert (got.pairs, got.longest.total_seconds(), got.shared) == (1, 11 * 3600, 3)
+    topics = got.sections["topics"]
+    # shared and featured in 🔥: a {1, 2}, b {1, 3}: #1 again both ways, so 2 of 4
+    assert (topics.featured, topics.again, topics.rate) == (4, 2, 0.5)
+    # stories with a shared item: a's {1} (again), {2, 10} (b's 🔥 cites neither); b's {1, 3} (a cites #1)
+    assert (topics.stories, topics.stories_again) == (3, 2)
+    assert got.sections["key_changes"].featured == 1 and got.sections["key_changes"].again == 0
+    text = "\n".join(_agreement_lines(got))
+    assert "1 pairs of overlapping windows, the longest overlap 660 min" in text
+    assert "| 🔥 topics | 4 | 2 | 50% | 3 | 2 | 67% |" in text and "too few to read" in text
+    # windows that never overlap, and no window file at all, are said as such rather than measured
+    apart = editor_agreement({k: windows[k] for k in ("a", "c")}, picks, entries)
+    assert "no two of the original's windows overlap" in "\n".join(_agreement_lines(apart))
+    assert load_windows(tmp_path / "missing.json") is None
+    path.write_text(json.dumps([_window("a", "2026-05-01T00:00:00", "2026-05-02T00:00:00", new_prs=[])]))
+    with pytest.raises(ValueError, match=r"entry 0 \(a\): window '2026-05-01T00:00:00'"):
+        load_windows(path)
+
+
+def test_eval_command_prints_story_recall_beside_item_recall(materialized_day, tmp_path):
+    base, _ = materialized_day
+    sections = {
+        # #37830 is one of our key changes, #37825 and #37843 are not (they are 🔥 items): one story of three
+        # items told here; #37823 is cited in 💡 and 🔥, not in 🛠️: told anywhere only
+        "key_changes": {"cited_in_day_lists": [37830, 37825, 37843, 37823],
+                        "entries": [[37830, 37825, 37843], [37823]]},
+        # #37804 (one of our notable issues) is a pick that no entry holds: said in the header
+        "notable": {"cited_in_day_lists": [37823, 37804], "entries": [[37823]]},
+        "discussions": {"cited_in_day_lists": [], "entries": []},
+        # #37643 is in the appendix only: told nowhere
+        "focus": {"cited_in_day_lists": [37643], "entries": [[37643]]},
+        "topics": {"cited_in_day_lists": [37825]},  # no entries given
+    }
+    selections = tmp_path / "picks.json"
+    selections.write_text(json.dumps([{"day": "2026-03-22", "sections": sections}]))
+    out = tmp_path / "editorial.md"
+    assert main(["--home", str(base / "home"), "--reuse", "--selections", str(selections), "--out", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    report = text.split("## report:")[1].split("## all:")[0]
+    assert "| 🛠️ key changes | 4 | 1 | 25% |" in report  # item recall stays as it was
+    stories = report.split("Stories: the original's entries told by our report.")[1]
+    assert "| 🛠️ key changes | 2 | 1 | 50% | 2 | 100% | 25% |" in stories
+    assert "| 💡 notable | 1 | 1 | 100% | 1 | 100% | 100% |" in stories
+    assert "| 🎯 focus | 1 | 0 | 0% | 0 | 0% | 0% |" in stories
+    assert "| 💬 discussions | no entries: the original tells no story in this section on these days |" in stories
+    assert "| 🔥 topics | not given: the selections file has no entries for this section |" in stories
+    assert "| all five, pooled | 4 | 2 | 50% | 3 | 75% |" in stories
+    assert "| 2026-03-22 | 0/1 (0) | 0/0 (0) | not given | 1/2 (2) | 1/1 (1) |" in text
+    # the header says what is measured and how; no fit day here, and no window file beside these picks
+    assert "A story is **told here** when our same section cites any of its items" in text
+    assert "- entries and picks disagree (story and item recall count different items there): " \
+           "2026-03-22 💡 notable: #37804 in picks, in no entry\n" in text
+    assert "no fit days among the selections' days: no folds" in text
+    assert "expected.json is missing): not computed" in text
+
+
+def test_leave_one_day_out_counts_a_story_told_by_any_chosen_item(materialized_day):
+    import duckdb
+
+    from bench import fit_selection as fs
+    from bench.editorial_stories import loo_stories
+    from vllm_digest.taxonomy.selection import DEFAULT_WEIGHTS
+
+    base, _ = materialized_day
+    warehouse = base / "home" / "warehouse.duckdb"
+    day = "2026-03-22"
+    limit = json.loads(DEFAULT_WEIGHTS.read_text(encoding="utf-8"))["models"]["key_changes"]["limit"]
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        rows = fs.read_rows(con, "key_changes", {day: _none()}, [day])
+    finally:
+        con.close()
+    # one day: its fold fits on no other day, so the candidates keep the section's base order
+    order = [r[1] for r in fs.ranked(rows, *fs.fit([], 1.0), "key_changes")[day]]
+    chosen, left = order[:limit], order[limit:]
+    assert len(left) >= 3, "the day has candidates beyond the limit"
+    picks = {day: _none(key_changes={chosen[0], *left[:3]})}
+    entries = {day: {"key_changes": (frozenset({chosen[0], left[0], left[1]}), frozenset({left[2]}))}}
+    got = loo_stories(warehouse, picks, entries, [day], DEFAULT_WEIGHTS)["key_changes"]
+    # items: 1 of 4 picks among the first `limit`; stories: the entry holding it is told, the other is not
+    assert (got.folds, got.limit, got.picks, got.hits, got.cited) == (1, limit, 4, 1, limit)
+    assert (got.entries, got.told, got.story_recall) == (2, 1, 0.5)
