@@ -7,9 +7,9 @@ CREATE TABLE IF NOT EXISTS delivery_log (
     channel VARCHAR NOT NULL,           -- webhook:feishu, webhook:slack, webhook:json or email
     content_hash VARCHAR NOT NULL,      -- sha256 of the content the last attempt carried
     sent_hash VARCHAR,                  -- sha256 of the content last delivered (null: never delivered)
-    status VARCHAR NOT NULL,            -- sent or failed (the last attempt's outcome)
+    status VARCHAR NOT NULL,            -- sent, failed or unknown (went out, no answer): the last attempt's outcome
     message VARCHAR NOT NULL,           -- new or updated: what the last attempt sent
-    attempts INTEGER NOT NULL,          -- attempts that failed since the last delivery
+    attempts INTEGER NOT NULL,          -- attempts that failed or got no answer since the last delivery
     error VARCHAR,                      -- why the last attempt failed, or what a server refused (null: none)
     first_sent_at TIMESTAMPTZ,          -- when the day was first delivered on this channel
     attempted_at TIMESTAMPTZ NOT NULL   -- when the last attempt ended

@@ -21,6 +21,7 @@ class Reply:
     status: int = 200
     delay: float = 0.0  # seconds before answering; beyond the client timeout it is a timeout
     malformed: bool = False  # a 200 whose body is not JSON
+    trickle: float = 0.0  # > 0: headers, then one byte every `trickle` seconds, endlessly (until the test ends)
     prompt_tokens: int = 100
     completion_tokens: int = 50
 
@@ -100,6 +101,8 @@ class OpenAIEmulator:
                 reply = emulator._next_reply(body)
                 if reply.delay and emulator._stopping.wait(reply.delay):
                     return
+                if reply.trickle:
+                    return self._trickle(reply.trickle)
                 if reply.malformed:
                     return self._send(200, b'{"choices": [ this is not json')
                 if reply.status != 200:
@@ -120,6 +123,19 @@ class OpenAIEmulator:
                     },
                 }
                 self._send(200, json.dumps(payload, ensure_ascii=False).encode())
+
+            def _trickle(self, interval: float) -> None:
+                # each byte comes well within the client's timeout, which httpx starts again on every byte
+                try:
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", "1000000")
+                    self.end_headers()
+                    while not emulator._stopping.wait(interval):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
             def _send(self, status: int, data: bytes) -> None:
                 try:

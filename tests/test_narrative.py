@@ -272,7 +272,8 @@ def test_missing_structure_per_discussion_entry_is_a_violation(con, emulator):
     [
         (Reply(status=500), "provider error: HTTP 500"),
         (Reply(malformed=True), "provider error: malformed reply: JSONDecodeError"),
-        (Reply(GOOD_KEY, delay=3.0), "provider error: timed out after 0.4s"),
+        (Reply(GOOD_KEY, delay=3.0), "provider error: timed out after 0.4s (the whole request's deadline: "
+                                      "VLLM_DIGEST_LLM_TIMEOUT, narrative.timeout)"),
     ],
     ids=["http500", "malformed-json", "timeout"],
 )

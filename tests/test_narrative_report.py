@@ -299,7 +299,8 @@ def test_invented_reference_then_count_is_repaired_once_then_falls_back(faulty):
 def test_http_500_and_timeout_fall_back_without_failing_the_run(faulty):
     fallbacks = faulty.meta["narrative_fallbacks"]
     assert fallbacks["zh/activity"] == {"reason": "provider error: HTTP 500", "violations": []}
-    assert fallbacks["zh/notable"] == {"reason": "provider error: timed out after 1s", "violations": []}
+    assert fallbacks["zh/notable"] == {"reason": "provider error: timed out after 1s (the whole request's deadline: "
+                                                 "VLLM_DIGEST_LLM_TIMEOUT, narrative.timeout)", "violations": []}
     assert len(_requests_for(faulty, "activity")) == len(_requests_for(faulty, "notable")) == 1  # no repair
     det = deterministic_context(faulty.settings)["zh"]
     for section in ("activity", "notable"):

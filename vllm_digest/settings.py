@@ -137,7 +137,15 @@ _DELIVERY_KEYS = {
     "updates": "VLLM_DIGEST_DELIVERY_UPDATES",
     "dry_run": "VLLM_DIGEST_DELIVERY_DRY_RUN",
     "since": "VLLM_DIGEST_DELIVERY_SINCE",
+    "deadline": "VLLM_DIGEST_DELIVERY_DEADLINE",
+    "publish_deadline": "VLLM_DIGEST_PUBLISH_DEADLINE",
+    "on_unknown": "VLLM_DIGEST_DELIVERY_ON_UNKNOWN",
 }
+# what a run does with a message whose outcome is unknown (sent, no answer): hold it (at most once),
+# send it again (at least once), or record it as delivered (the user saw it arrive)
+ON_UNKNOWN = ("hold", "resend", "accept")
+DEFAULT_DELIVERY_DEADLINE = 30
+DEFAULT_PUBLISH_DEADLINE = 300
 _DELIVERY_SECRETS = {
     "publish_token": "VLLM_DIGEST_PUBLISH_TOKEN",
     "webhook_secret": "VLLM_DIGEST_WEBHOOK_SECRET",
@@ -172,6 +180,12 @@ class DeliveryConfig:
     dry_run: bool = False
     # days before this one are never sent (a backfill of old days stays quiet)
     since: dt.date | None = None
+    # seconds one webhook POST or one SMTP session may take in all, connecting to the last byte
+    deadline: int = DEFAULT_DELIVERY_DEADLINE
+    # seconds one git fetch / ls-remote / push may take before it is killed
+    publish_deadline: int = DEFAULT_PUBLISH_DEADLINE
+    # a message sent without an answer: hold (default), resend or accept (see ON_UNKNOWN)
+    on_unknown: str = "hold"
 
     @property
     def channels(self) -> tuple[str, ...]:
@@ -273,6 +287,9 @@ def _parse_delivery(table, env: Mapping[str, str], path: Path | None) -> Deliver
             f"{names['smtp_user']} and VLLM_DIGEST_SMTP_PASSWORD go together: set both to log in, or neither"
         )
     since = values.get("since")
+    on_unknown = text.get("on_unknown") or "hold"
+    if on_unknown not in ON_UNKNOWN:
+        raise SettingsError(f"{names['on_unknown']} {on_unknown!r} is not one of {list(ON_UNKNOWN)}")
     return DeliveryConfig(
         publish_remote=_delivery_remote(str(remote), names["publish_remote"]) if remote not in (None, "") else None,
         publish_branch=branch,
@@ -289,6 +306,9 @@ def _parse_delivery(table, env: Mapping[str, str], path: Path | None) -> Deliver
         updates=_delivery_flag(values.get("updates", False), names["updates"]),
         dry_run=_delivery_flag(values.get("dry_run", False), names["dry_run"]),
         since=_delivery_since(since, names["since"]),
+        deadline=_parse_int(values.get("deadline", DEFAULT_DELIVERY_DEADLINE), names["deadline"], 1, 600),
+        publish_deadline=_parse_int(values.get("publish_deadline", DEFAULT_PUBLISH_DEADLINE), names["publish_deadline"], 1, 3600),
+        on_unknown=on_unknown,
     )
 # --- end of delivery ---
 
@@ -504,6 +524,27 @@ def _parse_executor(value: str) -> str:
     return name
 
 
+# a display name goes into headers (the e-mail subject) and one-line titles: a line break would add a
+# header, and C0/C1 or bidi controls would garble or mirror what a reader sees
+_NAME_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+
+
+def _parse_display_names(value, path: Path | None) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise SettingsError(f"display_names {value!r} must be a table repo -> name")
+    where = f" (in {str(path)!r})" if path else ""
+    out = {}
+    for repo, name in value.items():
+        if not isinstance(name, str) or not name.strip():
+            raise SettingsError(f"display_names.{repo!r}{where}: {name!r} is not a non-empty string")
+        if _NAME_CONTROLS.search(name):
+            raise SettingsError(
+                f"display_names.{repo!r}{where}: {name!r} holds a line break or control character; a display name is one line of text"
+            )
+        out[str(repo)] = name
+    return out
+
+
 def _parse_narrative(table, env: Mapping[str, str], path: Path | None) -> NarrativeConfig:
     """The ``[narrative]`` table with ``VLLM_DIGEST_LLM_*`` over it, parsed by the narrative
     layer's own parser; an empty variable overrides the file too (``..._BASE_URL=`` turns it off)."""
@@ -553,9 +594,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         raise SettingsError(f"source {source!r} is not one of {list(SOURCES)}")
     timezone = _parse_timezone(str(raw.get("timezone", "Asia/Shanghai")).strip())
     start_date = _parse_day(raw.get("start_date", DEFAULT_START_DATE), timezone, "start date")
-    display_names = raw.get("display_names", {})
-    if not isinstance(display_names, dict):
-        raise SettingsError(f"display_names {display_names!r} must be a table repo -> name")
+    display_names = _parse_display_names(raw.get("display_names", {}), path)
     catalog_dir = _parse_catalog_dir(raw.get("catalog_dir"))
     languages = _parse_languages(raw.get("languages", list(LANGUAGES)), catalog_dir)
     feed_language = str(raw.get("feed_language", FEED_LANGUAGE)).strip()
@@ -591,7 +630,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         feed_language=feed_language,
         taxonomy=Path(raw["taxonomy"]).expanduser().absolute() if raw.get("taxonomy") else None,
         sample_dir=Path(raw["sample_dir"]).expanduser().absolute() if raw.get("sample_dir") else None,
-        display_names={str(k): str(v) for k, v in display_names.items()},
+        display_names=display_names,
         # under a day, or the tick would land after the next cutoff and fetch
         # a day that has not closed
         schedule_lag_minutes=_parse_int(raw.get("schedule_lag_minutes", 10), "schedule lag (minutes)", 0, 1439),

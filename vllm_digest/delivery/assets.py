@@ -29,6 +29,12 @@ WAREHOUSE_POOL = "duckdb_warehouse"
 SINGLE_RUN = dg.BackfillPolicy.single_run()
 # a range run copies metadata onto every day: the attempts table and previews stay readable
 MAX_ROWS = 50
+# what happens next to a message that went out without an answer, per on_unknown
+_UNKNOWN_NEXT = {
+    "hold": "not sent again (VLLM_DIGEST_DELIVERY_ON_UNKNOWN=resend for one run sends it again, =accept records it as delivered)",
+    "resend": "sent again by the next run (on_unknown = resend)",
+    "accept": "recorded as delivered by the next run (on_unknown = accept)",
+}
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> dg.MetadataValue:
@@ -118,9 +124,14 @@ def build_delivery_asset(repo: RepoRef, settings: Settings, partitions_def) -> d
         description=(
             f"Each day of {repo.full_name} sent once to {', '.join(names)}: the day's header, the five counts, "
             "the top topics and key changes and the link to the published page, read from the rendered report "
-            "files. The warehouse table `delivery_log` makes it exactly-once: an unchanged day sends nothing, a "
+            "files. The warehouse table `delivery_log` keeps it to one delivery per day: an unchanged day sends nothing, a "
             f"changed one sends an \"updated\" message {'(on)' if config.updates else '(off: VLLM_DIGEST_DELIVERY_UPDATES)'}; "
-            "a failed attempt shows in the metadata and is retried by the next run."
+            "a failed attempt shows in the metadata and is retried by the next run. A message that went out without "
+            "an answer is recorded as unknown and "
+            + {"hold": "not sent again (at most once; VLLM_DIGEST_DELIVERY_ON_UNKNOWN=resend sends it again)",
+               "resend": "sent again by the next run (at least once: VLLM_DIGEST_DELIVERY_ON_UNKNOWN=resend)",
+               "accept": "recorded as delivered by the next run (VLLM_DIGEST_DELIVERY_ON_UNKNOWN=accept)"}[config.on_unknown]
+            + "."
             + (" DRY RUN: logs what would be sent and sends nothing." if config.dry_run else "")
         ),
     )
@@ -131,9 +142,17 @@ def build_delivery_asset(repo: RepoRef, settings: Settings, partitions_def) -> d
             context.log.info(f"dry run, would send: {preview}")
         for attempt in run.of("failed"):
             context.log.warning(f"{attempt.day} {attempt.channel}: {attempt.message} message failed, retried next run: {attempt.error}")
-        sent, failed = run.of("sent"), run.of("failed")
+        for attempt in run.of("unknown"):
+            context.log.warning(
+                f"{attempt.day} {attempt.channel}: {attempt.message} message went out and got no answer, so it may have "
+                f"arrived; {_UNKNOWN_NEXT[config.on_unknown]}: {attempt.error}"
+            )
+        for attempt in run.of("accepted"):
+            context.log.info(f"{attempt.day} {attempt.channel}: unknown outcome recorded as delivered (on_unknown = accept)")
+        sent, failed, unknown = run.of("sent"), run.of("failed"), run.of("unknown")
         context.log.info(
-            f"{repo.full_name}: {len(sent)} sent, {len(failed)} failed, {run.unchanged} already delivered"
+            f"{repo.full_name}: {len(sent)} sent, {len(failed)} failed, {len(unknown)} unknown, {run.unchanged} already delivered"
+            + (f", {len(run.held_unknown)} unknown held" if run.held_unknown else "")
             + (f", {run.changed_not_sent} changed but not re-sent (updates off)" if run.changed_not_sent else "")
             + (f"; retried {', '.join(run.retried_days)}" if run.retried_days else "")
         )
@@ -142,6 +161,10 @@ def build_delivery_asset(repo: RepoRef, settings: Settings, partitions_def) -> d
             "channels": ", ".join(names),
             "sent": len(sent),
             "failed": len(failed),
+            "unknown": len(unknown),
+            "unknown_held": ", ".join(run.held_unknown) or "none",
+            "accepted": len(run.of("accepted")),
+            "on_unknown": config.on_unknown,
             "already_delivered": run.unchanged,
             "changed_not_resent": run.changed_not_sent,
             "retried_days": ", ".join(run.retried_days) or "none",
@@ -165,7 +188,8 @@ def build_overdue_check(repo: RepoRef, settings: Settings) -> dg.AssetChecksDefi
         description=(
             "Fails when a closed day's delivery is overdue: past the report's deadline (window end + schedule lag "
             "+ grace), a channel's message for the day failed and still waits for its retry, or a recently rendered "
-            "day was never sent. A failure before the deadline is a warning."
+            "day was never sent. A failure before the deadline is a warning, and so is a message that went out "
+            "without an answer and is not sent again (did it arrive?)."
         ),
     )
     def delivery_not_overdue(warehouse: WarehouseResource) -> dg.AssetCheckResult:
@@ -177,6 +201,9 @@ def build_overdue_check(repo: RepoRef, settings: Settings) -> dg.AssetChecksDefi
         description = (
             f"{len(report.overdue)} overdue: {'; '.join(report.overdue[:5])}" if report.overdue
             else f"{len(report.pending)} failed, retried by the next run before the deadline" if report.pending
+            else f"{len(report.unknown)} went out without an answer and are not sent again; check the receiver, then "
+                 f"run once with VLLM_DIGEST_DELIVERY_ON_UNKNOWN=resend to send again or =accept to record as delivered: "
+                 f"{'; '.join(report.unknown[:5])}" if report.unknown
             else "every owed delivery was made"
         )
         return dg.AssetCheckResult(
@@ -186,7 +213,8 @@ def build_overdue_check(repo: RepoRef, settings: Settings) -> dg.AssetChecksDefi
             metadata={
                 "overdue": len(report.overdue),
                 "pending": len(report.pending),
-                "owed": _md_table(["day channel: why"], [[x] for x in report.overdue + report.pending]),
+                "unknown": len(report.unknown),
+                "owed": _md_table(["day channel: why"], [[x] for x in report.overdue + report.pending + report.unknown]),
             },
         )
 

@@ -4,13 +4,18 @@ For each (day, channel) the channel's content is hashed and compared with the lo
 (``log.plan``): never delivered means the first message, delivered with the same content means
 nothing, delivered with other content means an "updated" message when updates are on. Each
 outcome is recorded right after its attempt, so a crash later in the run does not send it
-again. A failure is recorded and retried by the next run, whichever days that run covers.
+again. A failure (the message did not go out in full, or the server refused it) is recorded and
+retried by the next run, whichever days that run covers. A message that went out with no answer
+is ``unknown``: held by default (at most once), sent again with ``on_unknown = "resend"`` (at least
+once), recorded as delivered with ``"accept"``. Every sending of one message carries the same
+idempotency key, so a receiver can drop a duplicate.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
 import json
 from typing import Callable, ContextManager
 
@@ -19,7 +24,7 @@ import duckdb
 from vllm_digest.delivery import email as mail
 from vllm_digest.delivery import webhook
 from vllm_digest.delivery.digest import DayDigest, DigestInputError, content_hash, read_digest, report_folder
-from vllm_digest.delivery.log import NEW, UPDATED, LogRow, plan, read_log, record
+from vllm_digest.delivery.log import FAILED, NEW, SENT, UNKNOWN, UPDATED, LogRow, plan, read_log, record
 from vllm_digest.partitions import last_day, window_for_day
 from vllm_digest.schedules import REPORT_GRACE_MINUTES, days_to_refresh
 from vllm_digest.settings import RepoRef, Settings
@@ -27,22 +32,29 @@ from vllm_digest.settings import RepoRef, Settings
 Connect = Callable[[], ContextManager[duckdb.DuckDBPyConnection]]
 
 
+def idempotency_key(repo: str, day: str, channel: str, digest_hash: str) -> str:
+    """The same for every sending of the same message (repo, day, channel and content): a re-send
+    after an unknown outcome carries the key of the first sending."""
+    return hashlib.sha256(f"vllm-digest/1\n{repo}\n{day}\n{channel}\n{digest_hash}".encode()).hexdigest()
+
+
 class WebhookChannel:
     def __init__(self, settings: Settings):
         config = settings.delivery
         self.kind, self.url, self.secret = config.webhook_kind, config.webhook_url, config.webhook_secret
         self.name = f"webhook:{self.kind}"
+        self.deadline = config.deadline
         # Feishu carries every report language (its client shows the reader's); the others the first
         self.languages = settings.languages if self.kind == "feishu" else settings.languages[:1]
 
     def content_hash(self, d: DayDigest) -> str:
         return content_hash(self.name, self.languages, d.content())
 
-    def request(self, d: DayDigest, updated: bool) -> webhook.WebhookRequest:
-        return webhook.build_request(self.kind, self.url, self.secret, d, self.languages, updated)
+    def request(self, d: DayDigest, updated: bool, key: str | None = None) -> webhook.WebhookRequest:
+        return webhook.build_request(self.kind, self.url, self.secret, d, self.languages, updated, key=key)
 
-    def send(self, d: DayDigest, updated: bool) -> None:
-        webhook.post(self.kind, self.request(d, updated))
+    def send(self, d: DayDigest, updated: bool, key: str) -> None:
+        webhook.post(self.kind, self.request(d, updated, key), self.deadline)
 
     def preview(self, d: DayDigest, updated: bool) -> str:
         payload = self.request(d, updated).payload()
@@ -62,8 +74,8 @@ class EmailChannel:
         pages = [d.md_paths[self.lang].read_text(encoding="utf-8"), d.html_paths[self.lang].read_text(encoding="utf-8")]
         return content_hash(self.name, self.lang, d.content(), pages)
 
-    def send(self, d: DayDigest, updated: bool) -> None:
-        mail.send(self.config, mail.build_message(self.config, d, self.lang, updated))
+    def send(self, d: DayDigest, updated: bool, key: str) -> None:
+        mail.send(self.config, mail.build_message(self.config, d, self.lang, updated, key), self.config.deadline)
 
     def preview(self, d: DayDigest, updated: bool) -> str:
         message = mail.build_message(self.config, d, self.lang, updated)
@@ -87,7 +99,7 @@ class Attempt:
     day: str
     channel: str
     message: str      # new or updated
-    outcome: str      # sent, failed or dry_run
+    outcome: str      # sent, failed, unknown (went out, no answer), accepted (an unknown one recorded as sent) or dry_run
     error: str | None = None
 
 
@@ -96,6 +108,7 @@ class DeliveryRun:
     attempts: list[Attempt] = dataclasses.field(default_factory=list)
     unchanged: int = 0           # (day, channel) pairs already delivered with this content
     changed_not_sent: int = 0    # delivered, content changed since, updates off
+    held_unknown: list[str] = dataclasses.field(default_factory=list)  # "<day> <channel>": unknown, not sent again
     retried_days: list[str] = dataclasses.field(default_factory=list)  # failed earlier days outside this run
     previews: list[str] = dataclasses.field(default_factory=list)      # a dry run's would-be messages
 
@@ -103,13 +116,18 @@ class DeliveryRun:
         return [a for a in self.attempts if a.outcome == outcome]
 
 
+def _owed(row: LogRow, on_unknown: str) -> bool:
+    """Whether a logged (day, channel) is owed another sending: failed, or unknown and to be re-sent."""
+    return row.status == FAILED or (row.unknown and on_unknown == "resend")
+
+
 def _owed_days(settings: Settings, days: list[str], rows: dict[tuple[str, str], LogRow], names: set[str]) -> tuple[list[str], list[str]]:
-    """This run's days, and the earlier failed days that the run retries."""
+    """This run's days, and the earlier failed (or, to be re-sent, unknown) days that the run retries."""
     since = settings.delivery.since
     keep = [d for d in days if since is None or dt.date.fromisoformat(d) >= since]
     retry = sorted({
         day for (day, channel), row in rows.items()
-        if channel in names and not row.delivered and day not in keep
+        if channel in names and _owed(row, settings.delivery.on_unknown) and day not in keep
         and (since is None or dt.date.fromisoformat(day) >= since)
     })
     return keep, retry
@@ -125,14 +143,22 @@ def deliver(settings: Settings, repo: RepoRef, days: list[str], connect: Connect
         return run
     with connect() as con:
         rows = read_log(con, repo.full_name)
-    run_days, run.retried_days = _owed_days(settings, days, rows, {c.name for c in chans})
+    names = {c.name for c in chans}
+    run_days, run.retried_days = _owed_days(settings, days, rows, names)
 
-    def save(previous, day, channel, digest_hash, message, error, delivered):
+    def save(previous, day, channel, digest_hash, message, error, status):
         if config.dry_run:
             return
         with connect() as con:
             rows[(day, channel)] = record(con, previous, repo.full_name, day, channel, digest_hash, message,
-                                          error, delivered, now())
+                                          error, status, now())
+
+    if config.on_unknown == "accept":
+        # the user saw these arrive: record them as delivered, whichever days this run covers
+        for (day, channel), row in sorted(rows.items()):
+            if channel in names and row.unknown and (config.since is None or dt.date.fromisoformat(day) >= config.since):
+                run.attempts.append(Attempt(day, channel, row.message, "accepted"))
+                save(row, day, channel, row.content_hash, row.message, None, SENT)
 
     # oldest first, retries included: a chat reads the days in order
     for day in sorted(run_days + run.retried_days):
@@ -141,18 +167,23 @@ def deliver(settings: Settings, repo: RepoRef, days: list[str], connect: Connect
         except DigestInputError as exc:
             for channel in chans:
                 previous = rows.get((day, channel.name))
+                if previous is not None and previous.unknown and config.on_unknown != "resend":
+                    continue  # nothing would be sent: the held message stays as it is
                 run.attempts.append(Attempt(day, channel.name, NEW, "failed", str(exc)))
-                save(previous, day, channel.name, previous.content_hash if previous else "unreadable", NEW, str(exc), False)
+                save(previous, day, channel.name, previous.content_hash if previous else "unreadable", NEW, str(exc), FAILED)
             continue
         for channel in chans:
             previous = rows.get((day, channel.name))
             digest_hash = channel.content_hash(digest)
-            what = plan(previous, digest_hash, config.updates)
+            what = plan(previous, digest_hash, config.updates, resend_unknown=config.on_unknown == "resend")
             if what is None:
-                if previous is not None and not previous.delivered:
+                if previous is not None and previous.unknown and config.on_unknown != "resend":
+                    run.held_unknown.append(f"{day} {channel.name}")
+                    continue
+                if previous is not None and _owed(previous, config.on_unknown):
                     # a failed update whose content went back to what was delivered, or updates turned off
                     # since: nothing is owed any more
-                    save(previous, day, channel.name, previous.sent_hash, previous.message, None, True)
+                    save(previous, day, channel.name, previous.sent_hash, previous.message, None, SENT)
                 if previous is not None and previous.sent_hash == digest_hash:
                     run.unchanged += 1
                 else:
@@ -162,29 +193,31 @@ def deliver(settings: Settings, repo: RepoRef, days: list[str], connect: Connect
                 run.previews.append(f"{repo.full_name} {day} ({what}): {channel.preview(digest, what == UPDATED)}")
                 run.attempts.append(Attempt(day, channel.name, what, "dry_run"))
                 continue
-            error, delivered = None, True
+            error, status = None, SENT
             try:
-                channel.send(digest, what == UPDATED)
+                channel.send(digest, what == UPDATED, idempotency_key(repo.full_name, day, channel.name, digest_hash))
             except mail.PartialDelivery as exc:
                 error = str(exc)
+            except webhook.DeliveryUnknown as exc:
+                error, status = str(exc), UNKNOWN
             except webhook.DeliveryError as exc:
-                error, delivered = str(exc), False
+                error, status = str(exc), FAILED
             except Exception as exc:  # noqa: BLE001 - one channel's fault must not stop the others
-                error, delivered = f"{type(exc).__name__}: {exc}"[:500], False
-            save(previous, day, channel.name, digest_hash, what, error, delivered)
-            run.attempts.append(Attempt(day, channel.name, what, "sent" if delivered else "failed", error))
+                error, status = f"{type(exc).__name__}: {exc}"[:500], FAILED
+            save(previous, day, channel.name, digest_hash, what, error, status)
+            run.attempts.append(Attempt(day, channel.name, what, status, error))
     return run
-
 
 
 @dataclasses.dataclass(frozen=True)
 class OverdueReport:
     overdue: list[str]   # "<day> <channel>: why", past the deadline
     pending: list[str]   # failed, to be retried, deadline not passed yet
+    unknown: list[str] = dataclasses.field(default_factory=list)  # went out, no answer, held: did it arrive?
 
     @property
     def passed(self) -> bool:
-        return not self.overdue and not self.pending
+        return not self.overdue and not self.pending and not self.unknown
 
 
 def deadline(settings: Settings, day: str) -> dt.datetime:
@@ -197,13 +230,20 @@ def overdue(settings: Settings, repo: RepoRef, rows: dict[tuple[str, str], LogRo
     """Which (day, channel) deliveries are owed: every logged one not delivered (a failure waiting for its
     retry), and every day of the daily schedule's current range (the last closed day and the late days
     before it) whose report is rendered but which no channel log row shows delivered. Owed past
-    ``deadline`` is overdue; owed before it, pending."""
+    ``deadline`` is overdue; owed before it, pending. A message that went out without an answer and is
+    held (``on_unknown = "hold"``) is owed nothing but listed in ``unknown``: did it arrive? The user
+    answers with one run of ``on_unknown = "resend"`` or ``"accept"``."""
     names = [c.name for c in channels(settings)]
     since = settings.delivery.since
     owed: dict[tuple[str, str], str] = {}
-    for (day, channel), row in rows.items():
-        if channel in names and not row.delivered:
-            owed[(day, channel)] = f"{row.message} message failed {row.attempts}x: {row.error}"
+    held: list[str] = []
+    for (day, channel), row in sorted(rows.items()):
+        if channel not in names or row.delivered or (since is not None and dt.date.fromisoformat(day) < since):
+            continue
+        if _owed(row, settings.delivery.on_unknown):
+            owed[(day, channel)] = f"{row.message} message {'got no answer' if row.unknown else 'failed'} {row.attempts}x: {row.error}"
+        elif row.unknown:
+            held.append(f"{day} {channel}: {row.message} message went out, no answer, not sent again: {row.error}")
     last = last_day(settings)
     folder = report_folder(settings, repo)
     for day in days_to_refresh(settings, now):
@@ -211,7 +251,7 @@ def overdue(settings: Settings, repo: RepoRef, rows: dict[tuple[str, str], LogRo
             for channel in names:
                 if (day, channel) not in rows:
                     owed[(day, channel)] = "rendered but never sent"
-    report = OverdueReport([], [])
+    report = OverdueReport([], [], held)
     for (day, channel), why in sorted(owed.items()):
         if since is not None and dt.date.fromisoformat(day) < since:
             continue

@@ -16,6 +16,7 @@ import datetime as dt
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -129,9 +130,20 @@ def _fail(path: Path, what: str, value) -> DigestInputError:
     return day_file.fail(DigestInputError, path, what, value)
 
 
+# removed from untrusted text before it goes into a message or a header, whatever the report stage did:
+# C0 and C1 controls (a newline in a subject adds a header), bidi controls (an unterminated U+202E
+# mirrors the rest of a chat line) and invisible characters
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+
+
+def clean_line(value) -> str:
+    """One line of plain text: every run of whitespace (line breaks too) one space, controls gone."""
+    return _CONTROLS.sub("", " ".join(str(value or "").split()))
+
+
 def _text(value, limit: int = TITLE_CHARS) -> str:
     # one line of at most `limit` characters: a title can hold newlines and control characters
-    text = " ".join(str(value or "").split())
+    text = clean_line(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -179,11 +191,12 @@ def read_digest(settings: Settings, repo: RepoRef, day: str) -> DayDigest:
     urls = {lang: url for lang, page in html.items() if (url := page_url(settings, page))}
     return DayDigest(
         repo=repo.full_name,
-        display_name=settings.display_name(repo),
+        # refused with a control character at load; cleaned here too, as it becomes the e-mail subject
+        display_name=clean_line(settings.display_name(repo)),
         day=day,
         start=day_file.window_moment(path, doc, "start", DigestInputError),
         end=day_file.window_moment(path, doc, "end", DigestInputError),
-        timezone=str((doc.get("window") or {}).get("timezone") or settings.timezone),
+        timezone=clean_line((doc.get("window") or {}).get("timezone") or settings.timezone),
         complete=day_file.complete(doc),
         counts=day_file.counts(path, doc, DigestInputError),
         topics=_topics(path, doc),

@@ -28,14 +28,18 @@ import base64
 import dataclasses
 import os
 import re
+import signal
 import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from vllm_digest.settings import Settings
 
-NETWORK_TIMEOUT_SECONDS = 300
+# a git command that talks to the remote (ls-remote, fetch, push) gets publish_deadline seconds
+# (VLLM_DIGEST_PUBLISH_DEADLINE, default 300); one that works on the local repository this many
 LOCAL_TIMEOUT_SECONDS = 120
+# after the kill, how long to wait for git's pipes to close
+_REAP_SECONDS = 10
 # what the branch takes from the data home
 PUBLISHED_DIRS = ("site", "reports")
 IDENTITY = {"name": "vllm-digest", "email": "vllm-digest@users.noreply.github.com"}
@@ -77,9 +81,10 @@ def publish_token(settings: Settings) -> str | None:
 class Git:
     """Runs git on the local publish repository; every message is scrubbed of the token."""
 
-    def __init__(self, git_dir: Path, remote: str, token: str | None):
+    def __init__(self, git_dir: Path, remote: str, token: str | None, network_deadline: int = 300):
         self.git_dir = git_dir
         self.remote = remote
+        self.network_deadline = network_deadline
         self._secrets = []
         # the caller's own repository and config injections (a run started from inside a git hook)
         # must not redirect ours; GIT_SSH_COMMAND, proxies and the like still apply
@@ -110,17 +115,15 @@ class Git:
         env = dict(self.env, GIT_WORK_TREE=str(work_tree)) if work_tree else self.env
         # commit.gpgSign off: a user's signing setup would make an unattended commit hang or fail
         command = ["git", "-c", "commit.gpgSign=false", "-c", "core.excludesFile=", *args]
-        try:
-            done = subprocess.run(
-                command, input=stdin, env=env, capture_output=True,
-                timeout=NETWORK_TIMEOUT_SECONDS if network else LOCAL_TIMEOUT_SECONDS,
-            )
-        except subprocess.TimeoutExpired:
-            raise PublishError(f"git {args[0]} took longer than {NETWORK_TIMEOUT_SECONDS if network else LOCAL_TIMEOUT_SECONDS}s") from None
-        if check and done.returncode != 0:
-            said = self.scrub(done.stderr.decode("utf-8", "replace").strip())[-1500:]
-            raise PublishError(f"git {args[0]} failed (exit {done.returncode}): {said}")
-        return done.stdout.decode("utf-8", "replace").strip()
+        limit = self.network_deadline if network else LOCAL_TIMEOUT_SECONDS
+        returncode, stdout, stderr = _run_bounded(command, stdin, env, limit)
+        if returncode is None:
+            setting = " (publish_deadline, VLLM_DIGEST_PUBLISH_DEADLINE)" if network else ""
+            raise PublishError(f"git {args[0]} did not finish within the {limit}s deadline{setting}: stopped it and its helpers")
+        if check and returncode != 0:
+            said = self.scrub(stderr.decode("utf-8", "replace").strip())[-1500:]
+            raise PublishError(f"git {args[0]} failed (exit {returncode}): {said}")
+        return stdout.decode("utf-8", "replace").strip()
 
     def ref(self, name: str) -> str | None:
         return self("rev-parse", "--verify", "--quiet", f"{name}^{{commit}}", check=False) or None
@@ -130,6 +133,30 @@ class Git:
             ["git", "merge-base", "--is-ancestor", older, newer], env=self.env, capture_output=True,
             timeout=LOCAL_TIMEOUT_SECONDS,
         ).returncode == 0
+
+
+def _run_bounded(command: list[str], stdin: bytes | None, env: dict, seconds: float) -> tuple[int | None, bytes, bytes]:
+    """Run ``command``; its exit code and output, or None for the code when it ran past ``seconds``.
+
+    git hands the network to helpers (git-remote-http, ssh) that a plain kill of git would leave
+    running, holding the connection: git starts in a process group of its own, and the whole group
+    is killed at the deadline."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=env, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(stdin, timeout=seconds)
+        return process.returncode, stdout, stderr
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            process.communicate(timeout=_REAP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        return None, b"", b""
 
 
 def _remote_head(git: Git, branch: str) -> str | None:
@@ -198,7 +225,7 @@ def publish(settings: Settings) -> PublishResult:
         raise PublishError("no publish remote is configured (VLLM_DIGEST_PUBLISH_REMOTE)")
     branch = config.publish_branch
     git_dir = settings.home / "publish.git"
-    git = Git(git_dir, config.publish_remote, publish_token(settings))
+    git = Git(git_dir, config.publish_remote, publish_token(settings), config.publish_deadline)
     if not (git_dir / "HEAD").is_file():
         git_dir.mkdir(parents=True, exist_ok=True)
         git("init", "--quiet", "--bare")

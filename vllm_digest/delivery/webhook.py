@@ -19,16 +19,25 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from vllm_digest.deadline import Deadline, DeadlineExceeded, RequestProgress, http_exchange
 from vllm_digest.delivery.digest import Change, DayDigest
 from vllm_digest.i18n import Catalog
 
-TIMEOUT_SECONDS = 30.0
+# seconds one POST may take in all (delivery.deadline): connecting, sending and the whole answer
+DEADLINE_SECONDS = 30.0
 JSON_FORMAT = "vllm-digest.day/1"
 SIGNATURE_HEADER = "X-Vllm-Digest-Signature"
+# the same for every sending of the same message (repo, day, channel, content), so a receiver can drop
+# a duplicate: a re-send after an unknown outcome, or a second run that lost its log row in a crash
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
 class DeliveryError(RuntimeError):
     """A channel refused or could not take a message; the text is safe to log."""
+
+
+class DeliveryUnknown(DeliveryError):
+    """The message went out in full and no answer came: it may or may not have arrived."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,10 +153,13 @@ def json_payload(d: DayDigest, lang: str, updated: bool, now: int) -> dict:
 
 def build_request(
     kind: str, url: str, secret: str | None, d: DayDigest, languages: tuple[str, ...], updated: bool,
-    now: int | None = None,
+    now: int | None = None, key: str | None = None,
 ) -> WebhookRequest:
+    """The POST; ``key`` (the message's idempotency key) goes in the ``Idempotency-Key`` header."""
     now = int(time.time()) if now is None else now
     headers = {"Content-Type": "application/json; charset=utf-8"}
+    if key:
+        headers[IDEMPOTENCY_HEADER] = key
     if kind == "feishu":
         payload = feishu_payload(d, languages, updated, secret, now)
     elif kind == "slack":
@@ -163,20 +175,36 @@ def build_request(
     return WebhookRequest(url=url, body=body, headers=headers)
 
 
-def post(kind: str, request: WebhookRequest, timeout: float = TIMEOUT_SECONDS) -> None:
-    """Send once; any answer but success is a ``DeliveryError`` (the caller records it and retries next run)."""
+def _answer_text(body: bytes, url: str, where: str) -> str:
+    return body.decode("utf-8", "replace")[:300].replace(url, where)
+
+
+def post(kind: str, request: WebhookRequest, deadline: float = DEADLINE_SECONDS) -> None:
+    """Send once. An answer but success, or a failure before the request went out in full, is a
+    ``DeliveryError`` (the caller records it and retries next run); a request that went out in full
+    and got no answer within ``deadline`` seconds in all is a ``DeliveryUnknown``."""
     where = redact_url(request.url)
+    progress = RequestProgress()
     try:
-        response = httpx.post(request.url, content=request.body, headers=request.headers, timeout=timeout)
-    except httpx.HTTPError as exc:
-        raise DeliveryError(f"{kind} webhook {where}: {type(exc).__name__}: {str(exc).replace(request.url, where)}") from None
-    text = response.text[:300].replace(request.url, where)
+        with httpx.Client(follow_redirects=False) as client:
+            response, body = http_exchange(
+                client, "POST", request.url, Deadline(deadline), operation_timeout=deadline, progress=progress,
+                content=request.body, headers=request.headers,
+            )
+    except (DeadlineExceeded, httpx.HTTPError) as exc:
+        why = (f"no answer within the {deadline:g}s delivery deadline (delivery.deadline, VLLM_DIGEST_DELIVERY_DEADLINE)"
+               if isinstance(exc, (DeadlineExceeded, httpx.TimeoutException))
+               else f"{type(exc).__name__}: {str(exc).replace(request.url, where)}")
+        if progress.body_sent:
+            raise DeliveryUnknown(f"{kind} webhook {where}: the message went out, then {why}") from None
+        raise DeliveryError(f"{kind} webhook {where}: {why}") from None
+    text = _answer_text(body, request.url, where)
     if not 200 <= response.status_code < 300:
         raise DeliveryError(f"{kind} webhook {where} answered HTTP {response.status_code}: {text}")
     if kind == "feishu":
         # Feishu answers 200 with a non-zero code for a refused message (bad signature, keyword rules, ...)
         try:
-            answer = response.json()
+            answer = json.loads(body)
         except ValueError:
             raise DeliveryError(f"feishu webhook {where} answered HTTP 200 with a body that is not JSON: {text}") from None
         code = answer.get("code", answer.get("StatusCode", 0)) if isinstance(answer, dict) else None

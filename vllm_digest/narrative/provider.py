@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from vllm_digest.narrative.config import NarrativeConfig
+from vllm_digest.deadline import Deadline, DeadlineExceeded, http_exchange
+from vllm_digest.narrative.config import ENV_PREFIX, NarrativeConfig
 
 log = logging.getLogger(__name__)
 
@@ -80,10 +81,17 @@ class ChatProvider:
             return Completion(ok=False, sent=False, error=(
                 f"not called: the provider did not answer {self._breaker.failures} times in a row"))
         try:
-            response = self._client.post("chat/completions", json=body)
-        except httpx.TimeoutException:
+            # the timeout bounds the whole exchange: httpx's own restarts on every byte, so a server that
+            # trickles its answer would hold the request (and the run) for as long as it trickles
+            response, raw = http_exchange(
+                self._client, "POST", "chat/completions", Deadline(self._config.timeout),
+                operation_timeout=self._config.timeout, json=body,
+            )
+        except (httpx.TimeoutException, DeadlineExceeded):
             self._breaker.record(unreachable=True)
-            return self._fail(f"timed out after {self._config.timeout:g}s")
+            return self._fail(
+                f"timed out after {self._config.timeout:g}s (the whole request's deadline: {ENV_PREFIX}TIMEOUT, narrative.timeout)"
+            )
         except httpx.HTTPError as exc:
             self._breaker.record(unreachable=True)
             return self._fail(f"request failed: {type(exc).__name__}")
@@ -91,7 +99,7 @@ class ChatProvider:
         if response.status_code != 200:
             return self._fail(f"HTTP {response.status_code}")
         try:
-            data = response.json()
+            data = json.loads(raw)
             text = data["choices"][0]["message"]["content"]
             if not isinstance(text, str):
                 raise TypeError("content is not a string")

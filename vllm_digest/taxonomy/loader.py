@@ -26,6 +26,8 @@ GROUPS = ("feature", "hardware", "model", "quality", "process")
 
 _TOP_KEYS = {"version", "project", "trend", "links", "topic_rank", "topic", "focus", "area"}
 _PROJECT_KEYS = {"name", "repos"}
+# C0/C1 controls, line and paragraph separators, bidi controls and invisible characters
+_NAME_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 # the names every topic, focus area and theme carries, one per field (mart columns *_zh, *_en); a message
 # catalog says which of them its language prints (i18n: language.names)
 NAME_FIELDS = ("zh", "en")
@@ -351,7 +353,11 @@ def _project(data: dict, src: str) -> Project | None:
     for repo in repos:
         if not re.fullmatch(r"[^/\s]+/[^/\s]+", repo):
             raise TaxonomyError(f"{where}: repo {repo!r} is not of the form owner/name")
-    return Project(_text(table, "name", where), repos)
+    name = _text(table, "name", where)
+    if _NAME_CONTROLS.search(name):
+        # the name heads every report and message and is the e-mail subject: one line, nothing hidden
+        raise TaxonomyError(f"{where}: 'name' {name!r} holds a line break or control character; it must be one line of text")
+    return Project(name, repos)
 
 
 def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
