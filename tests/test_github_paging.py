@@ -206,3 +206,27 @@ def test_a_moved_repository_names_the_new_location_and_the_setting(sample_datase
     assert "moved permanently (renamed or transferred)" in message
     assert location in message and "GET /repositories/41811467" in message
     assert "`repos`" in message and "unexpected status" not in message
+
+
+def test_a_stale_304_on_the_first_page_is_seen_from_a_later_closing_and_the_feed_asked_again(
+        sample_dataset, window, tmp_path):
+    """Every page of the feed answers 304 on a re-fetch a day later, the first included, so no page
+    changed to tell. But an item the searches return was closed after the newest event of that
+    first page: a closing is an event, so the page cannot be current and the feed is asked again."""
+    closing = min((e for e in sample_dataset.events if e["event"] == "closed" and window.contains(
+        dt.datetime.fromisoformat(e["created_at"].replace("Z", "+00:00")))), key=lambda e: e["created_at"])
+    with GitHubEmulator(_without(sample_dataset, closing["id"]), token=TOKEN, search_limit=1000) as emu:
+        emu.now = window.end + dt.timedelta(days=1)  # an older day: its items come from searches
+        first, error = fetch_guarded(emu, window, per_page=10)
+        assert error is None, error
+        write_day(tmp_path, REPO, window.key, first)
+        previous = read_day(tmp_path, REPO, window.key)
+        emu.dataset = sample_dataset
+        emu.now = window.end + dt.timedelta(days=2)  # items created in the window were closed since
+        emu.faults.append(Fault("stale304", match="/issues/events", count=1000))
+        second, error = fetch_guarded(emu, window, previous, per_page=10)
+    assert error is None, error
+    assert closing["id"] in {e["id"] for e in second.events}
+    details = second.manifest.details
+    assert "first page answered 304 Not Modified" in details["event_feed_refreshed"]
+    assert second.manifest.semantics == "events" and second.manifest.complete is True

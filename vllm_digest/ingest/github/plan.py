@@ -147,6 +147,7 @@ class EventFeed:
         self._done = False
         self._seen: set = set()  # event ids on the pages so far
         self._changed = False  # some page came back 200 (changed since the replayed landing)
+        self._unconditional = False  # after ``refresh``: no ETags
         self.fault: str | None = None
         self.limited: str | None = None
         self.reasked = 0
@@ -167,12 +168,23 @@ class EventFeed:
                 return
             self._pages.append(page)
 
+    @property
+    def first(self) -> Page | None:
+        return self._pages[0] if self._pages else None
+
+    def refresh(self) -> None:
+        """Forget the pages fetched; the next reader gets them all again, asked without their ETags
+        (a 304 the plan found cannot be true, ``DayPlan.stale_feed``)."""
+        self.__init__(self._client, self._per_page)
+        self._unconditional = True
+
     def _fetch_next(self, repo: RepoRef) -> Page | None:
         if self._pages and not self._next:
             return None
         try:
             url = self._trail.follow(self._next) if self._trail is not None else None
-            page = fetch_issue_events_page(self._client, repo, self._per_page, url)
+            page = fetch_issue_events_page(self._client, repo, self._per_page, url,
+                                           conditional=not self._unconditional)
             if page.response.not_modified and self._changed:
                 self._client.log.warning(
                     f"GitHub GET {page.response.url}: 304 Not Modified after an earlier page of the events "
@@ -334,6 +346,39 @@ class DayPlan:
         if self.feed.reasked:
             self.notes["event_pages_reasked"] = self.feed.reasked
         return sorted(kept.values(), key=lambda e: (e.get("created_at") or "", e["id"]))
+
+    def stale_feed(self) -> str | None:
+        """Why the feed's first page, answered 304, cannot be current, or None: an item the plan saw
+        was closed or merged after the newest event that page holds, and every closing and merge is an
+        event of the feed (newest first), so it would be on that page."""
+        first = self.feed.first
+        if first is None or not first.response.not_modified:
+            return None
+        newest = max((m for e in first.rows if (m := parse_time(e.get("created_at"))) is not None), default=None)
+        if newest is None:
+            return None
+        for item in (*self.items.values(), *self.pool.values()):
+            for what, value in (("closed", item.get("closed_at")),
+                                ("merged", (item.get("pull_request") or {}).get("merged_at"))):
+                moment = parse_time(value)
+                if moment is not None and moment > newest:
+                    return (f"the issue events feed's first page answered 304 Not Modified, but item "
+                            f"{item.get('number')} was {what} at {value}, after the newest event it holds "
+                            f"({search_time(newest)})")
+        return None
+
+    def events_again(self, why: str, events: list[dict]) -> list[dict]:
+        """The window's events from the feed asked again without ETags (``stale_feed`` said why)."""
+        self.client.log.warning(f"{why}; asking the feed again without ETags")
+        self.feed.refresh()
+        again = self.events()
+        if again is None:
+            self.reasons.append(f"{why}; asked again, the feed no longer reached the window "
+                                f"({self.notes.get('snapshot_reason')})")
+            return events
+        self.notes["event_feed_refreshed"] = why
+        self.closed_from_events(again)
+        return again
 
     # -------------------------------------------------------------- search
     def _search_page(self, params: dict | None = None, url: str | None = None) -> Page:
@@ -556,6 +601,8 @@ class DayPlan:
         else:
             self.closed_from_events(events)
         self.created(recent=semantics == "events" and self.is_recent())
+        if semantics == "events" and (why := self.stale_feed()) is not None:
+            events = self.events_again(why, events)
         comments = self.comments(fetch_issue_comments)
         review_comments = self.comments(fetch_review_comments)
         reviewed = list(dict.fromkeys(
