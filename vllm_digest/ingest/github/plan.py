@@ -53,8 +53,11 @@ day costs at least ceil(events/100) + ceil(comments/100) + ceil(open items
 touched/100) + 1 (review comments) requests whatever the plan: 2 + 6 + 3 + 1.
 
 When the events endpoint no longer reaches back to the window (GitHub serves
-about 90 days), closings come from ``closed:A..B`` searches and the day is
-landed with ``snapshot`` semantics.
+about 90 days, 300 pages did not reach it, or GitHub's 422 "pagination is
+limited" stopped the paging), closings come from ``closed:A..B`` searches and
+the day is landed with ``snapshot`` semantics. A feed that loops or does not
+advance (``EventFeed``) falls back the same way, and the day is marked
+incomplete: what it served is not the truth.
 """
 
 from __future__ import annotations
