@@ -5,7 +5,9 @@ search with qualifier parsing and its 1,000-result cap, Link pagination,
 per-resource rate limits with reset, ETags and 304s that cost nothing, a token
 check, and faults on demand (every Nth request 502, slow responses, 403 rate
 limits, 429 Retry-After, truncated or garbled bodies, a response trickled one
-byte at a time). Every request is
+byte at a time, a stale 304, a 422 "pagination is limited" on deep pages, a 301
+for a renamed repository) and broken paging (a Link header that loops back, a
+feed whose pages do not advance). Every request is
 recorded so tests can assert on what the client actually sent.
 """
 
@@ -125,9 +127,14 @@ def _iso(moment: dt.datetime | None) -> str | None:
 class Fault:
     """A scripted misbehaviour for the next ``count`` requests whose path contains ``match``."""
 
-    kind: str  # "502" | "slow" | "rate403" | "429" | "truncate" | "garble" | "incomplete" | "drip" | "drip_head"
+    # "502" | "slow" | "rate403" | "429" | "truncate" | "garble" | "incomplete" | "drip" | "drip_head"
+    # | "stale304" (a conditional request is answered 304, changed or not) | "422paging" (GitHub's
+    # "pagination is limited") | "moved" (301 to /repositories/<id>/..., a renamed repository)
+    kind: str
     match: str = ""
     count: int = 1
+    min_page: int = 1  # only requests for this page (the ``page`` parameter) or a later one
+    exact: bool = False  # ``match`` is the whole path's end (``/vllm/issues``), not any part of it
     delay: float = 0.0  # "slow": before answering; "drip" (the body) and "drip_head" (all of it): between bytes
     retry_after: int = 1
     reset_in: float = 1.0
@@ -237,6 +244,10 @@ class GitHubEmulator:
         self.fail_every: int | None = None
         self.faults: list[Fault] = []
         self.link_base: str | None = None  # serve Links pointing at another host
+        # path ends (``/issues/comments``) whose every page's Link next points back at page 1: a loop
+        self.loop_links: set[str] = set()
+        # path ends whose every page serves page 1's rows and always has a next: a feed that does not advance
+        self.stuck_pages: set[str] = set()
         self.requests: list[Recorded] = []
         self._count = 0
         self._lock = threading.Lock()
@@ -294,13 +305,14 @@ class GitHubEmulator:
             return self._view[2]
 
     # ------------------------------------------------------------- routing
-    def _take_fault(self, path: str) -> Fault | None:
+    def _take_fault(self, path: str, page: int = 1) -> Fault | None:
         with self._lock:
             self._count += 1
             if self.fail_every and self._count % self.fail_every == 0:
                 return Fault("502")
             for fault in self.faults:
-                if fault.count > 0 and fault.match in path:
+                hit = path.endswith(fault.match) if fault.exact else fault.match in path
+                if fault.count > 0 and hit and page >= fault.min_page:
                     fault.count -= 1
                     return fault
         return None
@@ -428,11 +440,26 @@ class _Handler(BaseHTTPRequestHandler):
 
         if emu.token is not None and self.headers.get("Authorization") != f"Bearer {emu.token}":
             return self._send(record, 401, {"message": "Bad credentials"}, budget.headers(resource))
-        fault = emu._take_fault(parts.path)
+        fault = emu._take_fault(parts.path, int(q.get("page", 1)))
         incomplete = False
         if fault is not None:
             if fault.kind == "502":
                 return self._send(record, 502, {"message": "Server Error"}, {})
+            if fault.kind == "422paging":
+                return self._send(record, 422, {
+                    "message": "In order to keep the API fast for everyone, pagination is limited for this "
+                               "resource. Check the rel=last link relation in the Link response header to see "
+                               "how far back you can traverse.",
+                    "documentation_url": "https://docs.github.com/rest/overview/resources-in-the-rest-api#pagination",
+                }, budget.headers(resource))
+            if fault.kind == "moved":
+                tail = re.sub(r"^.*?/repos/[^/]+/[^/]+", "", parts.path)
+                location = f"{emu.origin}{emu.prefix}/repositories/41811467{tail}"
+                return self._send(record, 301, {"message": "Moved Permanently", "url": location},
+                                  {"Location": location})
+            if fault.kind == "stale304" and self.headers.get("If-None-Match"):
+                return self._send(record, 304, None, {**budget.headers(resource),
+                                                      "ETag": self.headers["If-None-Match"]})
             if fault.kind == "slow":
                 time.sleep(fault.delay)
             if fault.kind == "429":
@@ -444,7 +471,10 @@ class _Handler(BaseHTTPRequestHandler):
         if budget.remaining <= 0:
             return self._send(record, 403, {"message": "API rate limit exceeded"}, budget.headers(resource))
 
-        status, body, pages, per_page = emu.route(parts.path, q)
+        stuck = any(parts.path.endswith(s) for s in emu.stuck_pages)
+        status, body, pages, per_page = emu.route(parts.path, {**q, "page": "1"} if stuck else q)
+        if stuck and pages is not None:
+            pages = int(q.get("page", 1)) + 1  # always one more page, never an older one
         if incomplete and isinstance(body, dict) and "items" in body:
             body = {**body, "incomplete_results": True, "items": body["items"][:-1]}
         raw = json.dumps(body).encode()
@@ -472,6 +502,8 @@ class _Handler(BaseHTTPRequestHandler):
         def link(n: int, rel: str) -> str:
             return f'<{base}{path}?{urlencode({**q, "page": n})}>; rel="{rel}"'
 
+        if any(path.endswith(s) for s in self.emu.loop_links):
+            return link(1, "next")  # the loop: the first page again, whichever page this is
         out = []
         if page < pages:
             out += [link(page + 1, "next"), link(pages, "last")]

@@ -5,7 +5,9 @@ asset of every stage shares: its backfill policy and the days of its run."""
 from __future__ import annotations
 
 import datetime as dt
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Callable, Iterator
 
 import dagster as dg
 
@@ -150,6 +152,26 @@ def context_windows(context: dg.AssetExecutionContext, settings: Settings) -> li
         return windows_for_keys(list(context.partition_keys), settings)
     except DayBeforeStartError as exc:
         raise dg.Failure(description=str(exc), allow_retries=False) from None
+
+
+def _never(exc: BaseException) -> bool:
+    return False
+
+
+@contextmanager
+def not_retried(what: str, transient: Callable[[BaseException], bool] = _never) -> Iterator[None]:
+    """Fail the step at once, without retries, on any error ``transient`` does not call worth
+    another attempt: a step with a RetryPolicy (the raw asset's) would otherwise retry a bad
+    payload, a full disk or a bug for minutes and fail the same way each time. A ``dg.Failure``
+    raised inside keeps its own choice. The message says what failed and that it was not retried."""
+    try:
+        yield
+    except (dg.Failure, dg.RetryRequested):
+        raise
+    except Exception as exc:
+        if transient(exc):
+            raise
+        raise dg.Failure(description=f"{what} failed, not retried: {exc}", allow_retries=False) from exc
 
 
 def day_span(windows: list[DayWindow]) -> str:

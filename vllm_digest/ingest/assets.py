@@ -16,6 +16,7 @@ from vllm_digest.partitions import (
     context_windows,
     daily_partitions,
     day_span,
+    not_retried,
 )
 from vllm_digest.settings import RepoRef, Settings
 
@@ -25,10 +26,16 @@ RAW_ASSET = "raw_activity"
 # minutes per request): it outlasts a GitHub outage of a few minutes. Waits
 # before attempts 2, 3, 4: 30 s, 90 s, 210 s, each +-30 s of jitter so runs
 # that failed together do not retry in lockstep. Only transient errors are
-# retried (see fetch_or_fail).
+# retried (see fetch_or_fail); any other error of the step, landing included,
+# fails it at once (is_transient, not_retried).
 FETCH_RETRY_POLICY = dg.RetryPolicy(
     max_retries=3, delay=30, backoff=dg.Backoff.EXPONENTIAL, jitter=dg.Jitter.PLUS_MINUS
 )
+
+
+def is_transient(exc: BaseException) -> bool:
+    """What FETCH_RETRY_POLICY may retry: a GitHub exchange that may succeed a little later."""
+    return isinstance(exc, GitHubError) and exc.transient
 
 
 def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWindow, previous, log=None,
@@ -41,15 +48,8 @@ def fetch_or_fail(source: ActivitySourceResource, repo: RepoRef, window: DayWind
     reach, a malformed payload, a missing sample folder, a full disk) would
     fail the same way again, so retrying only delays the error.
     """
-    try:
+    with not_retried(f"fetching {repo.full_name} {window.key}", is_transient):
         return source.fetch_day(repo, window, previous, log, people, files)
-    except Exception as exc:
-        if isinstance(exc, GitHubError) and exc.transient:
-            raise
-        raise dg.Failure(
-            description=f"fetching {repo.full_name} {window.key} failed, not retried: {exc}",
-            allow_retries=False,
-        ) from exc
 
 
 def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
@@ -71,23 +71,9 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         context: dg.AssetExecutionContext, activity_source: ActivitySourceResource
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
-        landed: dict[str, dict] = {}
-        # the profiles and PR files asked of GitHub, kept across days and runs (ingest/people.py, pr_files.py)
-        github = activity_source.kind == "github"
-        people = PeopleCache.load(repo_dir(settings.raw_dir, repo) / PEOPLE_FILE) if github else None
-        files = FilesCache.load(repo_dir(settings.raw_dir, repo) / FILES_FILE) if github else None
-        # the sample serves an item's same row on each day it is touched: serialize it once for the run
-        lines = None if github else RowLines()
-        # one session for the run's days: the github source pages the events feed once for all of them
-        with activity_source.session(repo, context.log) as source:
-            for window in windows:
-                previous = read_day(settings.raw_dir, repo, window.key)
-                payload = fetch_or_fail(source, repo, window, previous, context.log, people, files)
-                write_day(settings.raw_dir, repo, window.key, payload, lines)
-                if github:
-                    people.save()
-                    files.save()
-                landed[window.key] = landed_counts(payload)
+        # landing, the caches and anything else in the step: only a transient GitHub error is retried
+        with not_retried(f"landing {repo.full_name} {day_span(windows)}", is_transient):
+            landed = land_days(context, activity_source, repo, settings, windows)
         totals = {name: sum(day[name] for day in landed.values()) for name in LANDED_COUNTS}
         context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")
         return dg.MaterializeResult(
@@ -95,6 +81,29 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         )
 
     return raw_activity
+
+
+def land_days(context, activity_source: ActivitySourceResource, repo: RepoRef, settings: Settings,
+              windows: list[DayWindow]) -> dict[str, dict]:
+    """Fetch and land each day of the run, oldest first; each day's counts (``landed_counts``) by day."""
+    landed: dict[str, dict] = {}
+    # the profiles and PR files asked of GitHub, kept across days and runs (ingest/people.py, pr_files.py)
+    github = activity_source.kind == "github"
+    people = PeopleCache.load(repo_dir(settings.raw_dir, repo) / PEOPLE_FILE) if github else None
+    files = FilesCache.load(repo_dir(settings.raw_dir, repo) / FILES_FILE) if github else None
+    # the sample serves an item's same row on each day it is touched: serialize it once for the run
+    lines = None if github else RowLines()
+    # one session for the run's days: the github source pages the events feed once for all of them
+    with activity_source.session(repo, context.log) as source:
+        for window in windows:
+            previous = read_day(settings.raw_dir, repo, window.key)
+            payload = fetch_or_fail(source, repo, window, previous, context.log, people, files)
+            write_day(settings.raw_dir, repo, window.key, payload, lines)
+            if github:
+                people.save()
+                files.save()
+            landed[window.key] = landed_counts(payload)
+    return landed
 
 
 LANDED_COUNTS = ("issues_and_prs", "events", "comments", "request_count")

@@ -57,6 +57,25 @@ class RateLimitError(GitHubError):
         super().__init__(method, path, status, reason, transient=False)
 
 
+class PagingError(GitHubError):
+    """A paging loop had to stop: its Link ``next`` pointed at a page already fetched, or it ran past
+    its page cap. Not transient: the same request pages the same way again."""
+
+    def __init__(self, endpoint: str, reason: str):
+        super().__init__("GET", endpoint, None, reason, transient=False)
+        # no HTTP status to show: the base message would say "no response"
+        RuntimeError.__init__(self, f"GitHub GET {endpoint}: {reason}")
+
+
+class PaginationLimitedError(GitHubError):
+    """GitHub's 422 "pagination is limited for this resource": a page deeper than it serves. The
+    events feed falls back as it does at its own page cap; other lists stop with this error."""
+
+
+class MovedError(GitHubError):
+    """A 301/302/307/308: the repository was renamed or transferred. Redirects are not followed."""
+
+
 @dataclass
 class CachedResponse:
     """What a conditional request falls back on when GitHub answers 304."""
@@ -149,6 +168,10 @@ class GitHubClient:
     max_retry_seconds: float = 120.0
     max_rate_wait_seconds: float = 900.0
     max_rate_waits: int = 5
+    # a paging loop stops with a PagingError past this many pages; far above any day's need
+    # (a day is a few pages, the events feed stops itself at its own cap) and there against a
+    # Link header that never ends
+    max_pages: int = 1000
     user_agent: str = "vllm-digest"
     cache: ResponseCache | None = field(default=None, repr=False)
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False)
@@ -311,8 +334,12 @@ class GitHubClient:
             self._raise_limited(shown, status, resp, body)
         if status >= 500:
             raise _Transient(status, f"{status} {resp.reason_phrase}")
+        if status == 422 and _is_pagination_limit(body):
+            raise PaginationLimitedError("GET", shown, status, _explain(status, resp.reason_phrase, body))
         if status >= 400:
             raise GitHubError("GET", shown, status, _explain(status, resp.reason_phrase, body))
+        if status in (301, 302, 307, 308):
+            raise MovedError("GET", shown, status, _moved(status, resp.headers.get("location")))
         if status != 200:
             raise GitHubError("GET", shown, status, f"unexpected status {status} {resp.reason_phrase}")
         try:
@@ -402,14 +429,48 @@ class GitHubClient:
         _module_log.debug("GitHub GET %s -> %s", shown, status)
 
     # ------------------------------------------------------------ pagination
+    def trail(self, first_url: str, max_pages: int | None = None) -> "PageTrail":
+        """A guard for one paging loop that starts at ``first_url`` (see ``PageTrail``)."""
+        first_url = self.url(first_url)
+        return PageTrail(self._display_path(first_url), first_url, max_pages or self.max_pages, self._display_path)
+
     def pages(self, path: str, params: Mapping[str, object] | None = None) -> Iterator[Response]:
-        """Each page in turn, following only the Link header's ``next``; the caller stops when it has enough."""
+        """Each page in turn, following only the Link header's ``next``; the caller stops when it has enough.
+
+        A ``next`` already fetched, or more than ``max_pages`` pages, raises a PagingError."""
         response = self.get(path, params)
+        trail = self.trail(response.url)
         while True:
             yield response
             if not response.next_url:
                 return
-            response = self.get(response.next_url)
+            response = self.get(trail.follow(response.next_url))
+
+
+class PageTrail:
+    """The pages one paging loop has fetched, so a Link header that loops or never ends stops it.
+
+    ``follow(next_url)`` returns the URL to fetch next, or raises a PagingError naming the
+    endpoint, the URL and the cap when that page was fetched already or the cap is reached."""
+
+    def __init__(self, endpoint: str, first_url: str, cap: int, shown: Callable[[str], str] = str):
+        self.endpoint, self.cap, self._shown = endpoint, cap, shown
+        self.seen = {first_url}
+        self.count = 1
+
+    def follow(self, next_url: str) -> str:
+        if next_url in self.seen:
+            raise PagingError(self.endpoint, (
+                f"paging loop: after page {self.count}, the Link header's next page "
+                f"{self._shown(next_url)} is one already fetched; stopped (pages are capped at {self.cap})"
+            ))
+        if self.count >= self.cap:
+            raise PagingError(self.endpoint, (
+                f"more than {self.cap} pages (the page cap); the next would be {self._shown(next_url)}"
+            ))
+        self.seen.add(next_url)
+        self.count += 1
+        return next_url
 
 
 def _explain(status: int, phrase: str, body: bytes) -> str:
@@ -429,6 +490,34 @@ def _explain(status: int, phrase: str, body: bytes) -> str:
     if hint:
         parts.append(hint)
     return ": ".join(parts)
+
+
+def _is_pagination_limit(body: bytes) -> bool:
+    """GitHub's 422 for a page deeper than a resource serves says "pagination is limited"."""
+    return b"pagination is limited" in body[:2000].lower()
+
+
+def _clip(text: str | None, limit: int = 200) -> str:
+    """A header value shown in a message: quoted, control characters escaped, at most ``limit`` characters."""
+    if text is None:
+        return "(none)"
+    text = text if len(text) <= limit else text[:limit] + "..."
+    return ascii(text)
+
+
+_REPOSITORY_ID = re.compile(r"/repositories/(\d+)(?:/|$)")
+
+
+def _moved(status: int, location: str | None) -> str:
+    """What a redirect means here: the repository moved. It is not followed: the token would go
+    with it, and the day would land under the old name; the user changes ``repos`` instead."""
+    how = "permanently" if status in (301, 308) else "temporarily"
+    found = _REPOSITORY_ID.search(urlsplit(location).path) if location else None
+    where = (f" (repository id {found.group(1)}: GET /repositories/{found.group(1)} names its new owner/name)"
+             if found else "")
+    return (f"the repository moved {how} (renamed or transferred); GitHub redirects to "
+            f"{_clip(location)}{where}. Redirects are not followed: set `repos` (VLLM_DIGEST_REPOS) "
+            f"to the repository's new owner/name")
 
 
 def _iso(epoch: float) -> str:

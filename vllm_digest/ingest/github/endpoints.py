@@ -43,9 +43,18 @@ def _list_pages(client: GitHubClient, path: str, params: dict, kind: str) -> Ite
         yield Page(response, expect_list(response), kind, "list")
 
 
-def fetch_issue_events(client: GitHubClient, repo: RepoRef, per_page: int) -> Iterator[Page]:
-    """``GET /repos/{o}/{r}/issues/events``: the repository's issue events, newest first."""
-    return _list_pages(client, f"{_base(repo)}/issues/events", {"per_page": per_page}, "events")
+def fetch_issue_events_page(
+    client: GitHubClient, repo: RepoRef, per_page: int, url: str | None = None, *, conditional: bool = True
+) -> Page:
+    """``GET /repos/{o}/{r}/issues/events``, the repository's issue events, newest first: the first page,
+    or the one at ``url`` (a ``next`` link, or the same page again, unconditionally, when its 304 cannot
+    be true). The events feed pages itself with this (``plan.EventFeed``), to check each page against
+    the ones before it."""
+    if url:
+        response = client.get(url, conditional=conditional)
+    else:
+        response = client.get(f"{_base(repo)}/issues/events", {"per_page": per_page}, conditional=conditional)
+    return Page(response, expect_list(response), "events", "list")
 
 
 def fetch_issues(client: GitHubClient, repo: RepoRef, state: str, since: str, per_page: int) -> Iterator[Page]:

@@ -53,8 +53,11 @@ day costs at least ceil(events/100) + ceil(comments/100) + ceil(open items
 touched/100) + 1 (review comments) requests whatever the plan: 2 + 6 + 3 + 1.
 
 When the events endpoint no longer reaches back to the window (GitHub serves
-about 90 days), closings come from ``closed:A..B`` searches and the day is
-landed with ``snapshot`` semantics.
+about 90 days, 300 pages did not reach it, or GitHub's 422 "pagination is
+limited" stopped the paging), closings come from ``closed:A..B`` searches and
+the day is landed with ``snapshot`` semantics. A feed that loops or does not
+advance (``EventFeed``) falls back the same way, and the day is marked
+incomplete: what it served is not the truth.
 """
 
 from __future__ import annotations
@@ -68,11 +71,18 @@ from typing import Callable, Iterator
 
 from urllib.parse import unquote, urlsplit
 
-from vllm_digest.ingest.github.client import CachedResponse, GitHubClient, GitHubError
+from vllm_digest.ingest.github.client import (
+    CachedResponse,
+    GitHubClient,
+    GitHubError,
+    PageTrail,
+    PaginationLimitedError,
+    PagingError,
+)
 from vllm_digest.ingest.github.endpoints import (
     Page,
     fetch_issue_comments,
-    fetch_issue_events,
+    fetch_issue_events_page,
     fetch_issues,
     fetch_pull,
     fetch_pull_files,
@@ -122,13 +132,28 @@ def search_time(moment: dt.datetime) -> str:
 class EventFeed:
     """The repository's issue events feed (newest first) shared by the days of one run: each page is
     asked once, so a run of N days pages the feed back to its oldest day once instead of N times
-    (each day's plan would page it from now back to its own window). Plans read it in any order."""
+    (each day's plan would page it from now back to its own window). Plans read it in any order.
+
+    Each page is checked against the ones before it, so a feed that loops is not taken as the truth:
+    a ``next`` already fetched (or past the page cap) and a page that brings no event not already seen
+    (the feed does not advance) end the feed with ``fault`` set; a day that needed pages beyond it
+    falls back to snapshot counting, marked incomplete. GitHub's 422 "pagination is limited" ends it
+    with ``limited`` set, a fallback like the plan's own page cap. A 304 on a page after one that came
+    back changed cannot be true (new events shift every later page), so that page is asked again
+    without its ETag."""
 
     def __init__(self, client: GitHubClient, per_page: int):
         self._client, self._per_page = client, per_page
         self._pages: list[Page] = []
-        self._more: Iterator[Page] | None = None
+        self._trail: PageTrail | None = None
+        self._next: str | None = None
         self._done = False
+        self._seen: set = set()  # event ids on the pages so far
+        self._changed = False  # some page came back 200 (changed since the replayed landing)
+        self._unconditional = False  # after ``refresh``: no ETags
+        self.fault: str | None = None
+        self.limited: str | None = None
+        self.reasked = 0
 
     def pages(self, repo: RepoRef) -> Iterator[Page]:
         """The feed's pages in order: those already fetched, then the next ones as they are asked for."""
@@ -140,13 +165,56 @@ class EventFeed:
                 continue
             if self._done:
                 return
-            if self._more is None:
-                self._more = fetch_issue_events(self._client, repo, self._per_page)
-            page = next(self._more, None)
+            page = self._fetch_next(repo)
             if page is None:
                 self._done = True
                 return
             self._pages.append(page)
+
+    @property
+    def first(self) -> Page | None:
+        return self._pages[0] if self._pages else None
+
+    def refresh(self) -> None:
+        """Forget the pages fetched; the next reader gets them all again, asked without their ETags
+        (a 304 the plan found cannot be true, ``DayPlan.stale_feed``)."""
+        self.__init__(self._client, self._per_page)
+        self._unconditional = True
+
+    def _fetch_next(self, repo: RepoRef) -> Page | None:
+        if self._pages and not self._next:
+            return None
+        try:
+            url = self._trail.follow(self._next) if self._trail is not None else None
+            page = fetch_issue_events_page(self._client, repo, self._per_page, url,
+                                           conditional=not self._unconditional)
+            if page.response.not_modified and self._changed:
+                self._client.log.warning(
+                    f"GitHub GET {page.response.url}: 304 Not Modified after an earlier page of the events "
+                    "feed changed, which shifts every later page; asking it again without its ETag"
+                )
+                page = fetch_issue_events_page(self._client, repo, self._per_page, page.response.url,
+                                               conditional=False)
+                self.reasked += 1
+        except PagingError as exc:
+            self.fault = str(exc)
+            return None
+        except PaginationLimitedError as exc:
+            self.limited = f"GitHub limits how deep the issue events feed pages ({exc})"
+            return None
+        if self._trail is None:
+            self._trail = self._client.trail(page.response.url)
+        self._changed = self._changed or not page.response.not_modified
+        ids = {event.get("id") for event in page.rows}
+        if self._pages and page.rows and not (ids - self._seen):
+            self.fault = (
+                f"the issue events feed does not advance: page {len(self._pages) + 1} "
+                f"({page.response.url}) holds only events of the pages before it"
+            )
+            return None
+        self._seen |= ids
+        self._next = page.response.next_url
+        return page
 
 
 @dataclass
@@ -266,8 +334,54 @@ class DayPlan:
                     f"{pages} pages of issue events did not reach back to the window start"
                 )
                 return None
+        else:
+            # the feed ended before the window start: at its true end (GitHub serves no older events),
+            # or cut short, which the day must not take as the whole truth
+            if self.feed.limited:
+                self.notes["snapshot_reason"] = f"{self.feed.limited}, before reaching the window start"
+                return None
+            if self.feed.fault:
+                reason = f"{self.feed.fault}; the day is counted from current state instead"
+                self.notes["snapshot_reason"] = reason
+                self.reasons.append(reason)
+                return None
         self.notes["event_pages"] = pages
+        if self.feed.reasked:
+            self.notes["event_pages_reasked"] = self.feed.reasked
         return sorted(kept.values(), key=lambda e: (e.get("created_at") or "", e["id"]))
+
+    def stale_feed(self) -> str | None:
+        """Why the feed's first page, answered 304, cannot be current, or None: an item the plan saw
+        was closed or merged after the newest event that page holds, and every closing and merge is an
+        event of the feed (newest first), so it would be on that page."""
+        first = self.feed.first
+        if first is None or not first.response.not_modified:
+            return None
+        newest = max((m for e in first.rows if (m := parse_time(e.get("created_at"))) is not None), default=None)
+        if newest is None:
+            return None
+        for item in (*self.items.values(), *self.pool.values()):
+            for what, value in (("closed", item.get("closed_at")),
+                                ("merged", (item.get("pull_request") or {}).get("merged_at"))):
+                moment = parse_time(value)
+                if moment is not None and moment > newest:
+                    return (f"the issue events feed's first page answered 304 Not Modified, but item "
+                            f"{item.get('number')} was {what} at {value}, after the newest event it holds "
+                            f"({search_time(newest)})")
+        return None
+
+    def events_again(self, why: str, events: list[dict]) -> list[dict]:
+        """The window's events from the feed asked again without ETags (``stale_feed`` said why)."""
+        self.client.log.warning(f"{why}; asking the feed again without ETags")
+        self.feed.refresh()
+        again = self.events()
+        if again is None:
+            self.reasons.append(f"{why}; asked again, the feed no longer reached the window "
+                                f"({self.notes.get('snapshot_reason')})")
+            return events
+        self.notes["event_feed_refreshed"] = why
+        self.closed_from_events(again)
+        return again
 
     # -------------------------------------------------------------- search
     def _search_page(self, params: dict | None = None, url: str | None = None) -> Page:
@@ -301,6 +415,7 @@ class DayPlan:
             self.reasons.append(f"search {q} has {total} results in one second, over the {self.options.search_cap} cap")
         result = _SearchResult(total=total)
         reachable = self.options.search_cap
+        trail = self.client.trail(page.response.url)
         while True:
             for item in page.items:
                 moment = parse_time(item.get(f"{field_name}_at"))
@@ -308,7 +423,7 @@ class DayPlan:
                     result.items.append(item)
             if not page.response.next_url or len(result.items) >= reachable:
                 break
-            page = self._search_page(url=page.response.next_url)
+            page = self._search_page(url=trail.follow(page.response.next_url))
         return result
 
     def search_set(self, name: str, qualifiers: str, field_name: str) -> list[dict]:
@@ -345,13 +460,14 @@ class DayPlan:
              f"updated:>={search_time(self.window.start)}")
         params = {"q": q, "sort": "updated", "order": "asc", "per_page": self.options.per_page}
         page = self._search_page(params)
+        trail = self.client.trail(page.response.url)
         while True:
             for item in page.items:
                 if item.get("number") in missing:
                     self._keep_item(item)
             if not page.response.next_url or not (missing - set(self.items)):
                 break
-            page = self._search_page(url=page.response.next_url)
+            page = self._search_page(url=trail.follow(page.response.next_url))
 
     # ------------------------------------------------------------ comments
     def comments(self, endpoint: Callable[..., Iterator[Page]]) -> list[dict]:
@@ -378,13 +494,17 @@ class DayPlan:
         if not missing:
             return
         since = search_time(self.window.start)
-        for page in self._pages(fetch_issues(self.client, self.repo, "all", since, self.options.per_page)):
-            for item in page.rows:
-                if item.get("number") in missing:
-                    self._keep_item(item)
-                    missing.discard(item["number"])
-            if not missing:
-                break
+        try:
+            for page in self._pages(fetch_issues(self.client, self.repo, "all", since, self.options.per_page)):
+                for item in page.rows:
+                    if item.get("number") in missing:
+                        self._keep_item(item)
+                        missing.discard(item["number"])
+                if not missing:
+                    break
+        except PaginationLimitedError as exc:
+            # as when the list runs out: the comments stay, their items are listed as missing
+            self.notes["missing_items_reason"] = str(exc)
         if missing:
             self.notes["missing_items"] = sorted(missing)
 
@@ -484,6 +604,8 @@ class DayPlan:
         else:
             self.closed_from_events(events)
         self.created(recent=semantics == "events" and self.is_recent())
+        if semantics == "events" and (why := self.stale_feed()) is not None:
+            events = self.events_again(why, events)
         comments = self.comments(fetch_issue_comments)
         review_comments = self.comments(fetch_review_comments)
         reviewed = list(dict.fromkeys(
@@ -536,7 +658,14 @@ class DayPlan:
         """Step 2: the items created in the window, from the open issues list on a recent day, else searches."""
         self.notes["items_plan"] = "open issues list" if recent else "created searches"
         if recent:
-            self.open_items()
+            try:
+                self.open_items()
+            except PaginationLimitedError as exc:
+                # the older day's plan serves as well, at the cost of two searches
+                self.notes["items_plan"] = "created searches"
+                self.notes["items_plan_reason"] = str(exc)
+                recent = False
+        if recent:
             self.created_from_pool()
         else:
             for name, qualifier in (("new_issues", "is:issue"), ("new_prs", "is:pr")):
