@@ -12,8 +12,8 @@ Plan (``events`` semantics, the normal case), with its cost in requests:
    The first page's Date header also tells how old the day is.
 1b. The cross-check of step 1 (``DayPlan.cross_check``): two searches, ``repo:o/r is:issue
    closed:A..B`` and ``is:pr is:merged merged:A..B`` (UTC, the window's [start, end), halved past the
-   1,000-result cap like every search here). An item either finds closed or merged in the window that
-   the events gave no closing or merge for is a hole in the feed: the manifest names it and the day is
+   1,000-result cap like every search here). An item either search finds closed or merged in the window
+   that the events gave no closing or merge for is a hole in the feed: the manifest names it and the day is
    incomplete. Cost: 2 search requests a day (one more per further 100 results), on every day counted
    from events; a day counted from current state takes its lists from such searches and skips this.
 2. The day's other items: those created in the window and those its comments
