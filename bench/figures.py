@@ -208,9 +208,13 @@ FIG4_DAYS = (1, 4, 9, 11, 14, 29)
 
 def rest_lower_bound(payload) -> int:
     """The fewest requests any plan over these endpoints needs for a landed day, at 100 a page:
-    ceil(events / 100) + ceil(comments / 100) + ceil(items touched / 100) + 1 (review comments)."""
+    ceil(events / 100) + ceil(comments / 100) + ceil(items touched / 100) + 1 (review comments), and
+    the pages of the closed and merged lists' cross-check searches (a fixed price of checking the lists,
+    not of landing them: ``DayPlan.cross_check``)."""
+    checked = payload.manifest.cross_check.get("sets", {}).values()
     return (math.ceil(len(payload.events) / 100) + math.ceil(len(payload.comments) / 100)
-            + math.ceil(len(payload.issues) / 100) + 1)
+            + math.ceil(len(payload.issues) / 100) + 1
+            + sum(max(1, math.ceil(len(s["numbers"]) / 100)) for s in checked))
 
 
 def fig4_requests(day_indices: tuple[int, ...] = FIG4_DAYS, run_days: int = 6) -> dict:

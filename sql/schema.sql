@@ -23,8 +23,11 @@ CREATE TABLE IF NOT EXISTS stg_fetch_manifest (
     window_end TIMESTAMPTZ,             -- end of the day's window (the next cutoff), exclusive
     request_count INTEGER,              -- HTTP requests the fetch made (0 for the sample)
     not_modified_count INTEGER,         -- requests GitHub answered 304 Not Modified (served from the previous landing)
-    totals JSON                         -- the source's own count (and numbers) per report set, when it states them;
+    totals JSON,                        -- the source's own count (and numbers) per report set, when it states them;
                                         -- the check reconciles_with_fetch_totals compares them with ours
+    cross_check JSON                    -- the closed and merged lists' search cross-check: {"applied": true, "sets":
+                                        -- {set: {"query", "numbers", "missing"}}} or {"applied": false, "why"};
+                                        -- {} for a landing older than it; the check cross_checked_with_search reads it
 );
 
 -- stg_issues: issue and PR objects as landed, one row per number.

@@ -25,8 +25,8 @@ def _evaluations(result) -> dict[tuple[str, str, str], dg.AssetCheckEvaluation]:
 def test_every_check_passes_on_a_sample_day(make_settings):
     result = materialize(make_settings(), "2026-03-22")
     evals = _evaluations(result)
-    # 4 unique keys + items in core + counts + reconciliation + completeness
-    assert len(evals) == 8
+    # 4 unique keys + items in core + counts + reconciliation + completeness + search cross-check + counting
+    assert len(evals) == 10
     assert all(e.partition == "2026-03-22" for e in evals.values())
     assert all(e.passed for e in evals.values()), [e.description for e in evals.values() if not e.passed]
     counts = evals[("mart_daily_counts", "counts_equal_list_lengths", "2026-03-22")].metadata
@@ -133,6 +133,7 @@ def test_rules_over_many_days_equal_each_day_alone(make_settings):
         con.execute("DELETE FROM stg_fetch_manifest WHERE day = DATE '2026-03-20'")
         rules = [partial(quality.unique_key, table=t) for t in quality.UNIQUE_KEYS] + [
             quality.five_sets_in_core, quality.counts_match_lists, quality.reconcile_totals, quality.fetch_complete,
+            quality.cross_checked, quality.counted_from_events,
         ]
         for rule in rules:
             together = rule(con, repo="vllm-project/vllm", days=days)
@@ -150,7 +151,7 @@ def test_each_repo_gets_its_own_partitioned_checks(make_settings):
     defs = build_definitions(settings)
     specs = [s for checks_def in defs.asset_checks for s in checks_def.check_specs]
     keys = {(s.asset_key.to_user_string(), s.name) for s in specs}
-    assert len(keys) == 16
+    assert len(keys) == 20
     for prefix in ("vllm_project/vllm", "sgl_project/sglang"):
         assert (f"{prefix}/mart_daily_counts", "reconciles_with_fetch_totals") in keys
         assert (f"{prefix}/stg_fetch_manifest", "fetch_complete") in keys
@@ -165,7 +166,7 @@ def test_check_step_logs_no_missing_outputs_and_records_only_per_day_results(mak
     messages = [entry.user_message for entry in instance.all_logs(result.run_id)]
     assert not [m for m in messages if "did not yield or return expected outputs" in m]
     evals = _evaluations(result)
-    assert len(evals) == 16 and {e.partition for e in evals.values()} == {"2026-03-21", "2026-03-22"}
+    assert len(evals) == 20 and {e.partition for e in evals.values()} == {"2026-03-21", "2026-03-22"}
     assert all(e.passed for e in evals.values())
     key = dg.AssetCheckKey(dg.AssetKey(["vllm_project", "vllm", "mart_daily_counts"]), "counts_equal_list_lengths")
     records = instance.event_log_storage.get_asset_check_execution_history(key, limit=10)

@@ -168,10 +168,14 @@ def test_recent_day_takes_its_items_from_the_open_list_and_lands_the_same(tmp_pa
         lists, searches = _issues_lists(emu), [r for r in emu.requests if r.path == "/search/issues"]
         emu.clear_log()
         searched = fetch_day(REPO, DAY, emu.base_url, TOKEN, None, recent_hours=0, **FAST)
-        assert sum(1 for r in emu.requests if r.path == "/search/issues") == 2  # is:issue and is:pr created:
+        # is:issue and is:pr created:, then the cross-check's is:issue closed: and is:pr is:merged merged:
+        assert sum(1 for r in emu.requests if r.path == "/search/issues") == 4
     assert recent.manifest.details["items_plan"] == "open issues list"
     assert searched.manifest.details["items_plan"] == "created searches"
-    assert searches == []
+    # no created-in-window search: the only two are the closed and merged lists' cross-check
+    span = f"{iso(DAY.start)}..{iso(DAY.end - dt.timedelta(seconds=1))}"
+    assert [r.query["q"] for r in searches] == [f"repo:vllm-project/vllm is:issue closed:{span}",
+                                                f"repo:vllm-project/vllm is:pr is:merged merged:{span}"]
     assert lists == [{"state": "open", "since": iso(DAY.start), "sort": "updated", "direction": "asc", "per_page": "100"}]
     for kind in PAYLOAD_KINDS:
         assert getattr(recent, kind) == getattr(searched, kind), kind
@@ -201,7 +205,10 @@ def test_recent_day_finds_items_closed_after_the_window_or_before_it():
         queries = [r.query["q"] for r in emu.requests if r.path == "/search/issues"]
     assert sorted(i["number"] for i in payload.issues) == [7, 8]
     assert payload.manifest.totals["new_issues"]["numbers"] == [7]
-    assert queries == [f"repo:vllm-project/vllm closed:<{iso(s)} updated:>={iso(s)}"]
+    span = f"{iso(s)}..{iso(DAY.end - dt.timedelta(seconds=1))}"
+    assert queries == [f"repo:vllm-project/vllm is:issue closed:{span}",  # the cross-check's two
+                       f"repo:vllm-project/vllm is:pr is:merged merged:{span}",
+                       f"repo:vllm-project/vllm closed:<{iso(s)} updated:>={iso(s)}"]
     assert payload.events == [] and payload.manifest.complete is True
 
 

@@ -41,6 +41,10 @@ class Manifest:
     not_modified_count: int = 0
     # set name -> {"count": N, "numbers": [...]}, where the source counted a set itself
     totals: dict[str, dict] = field(default_factory=dict)
+    # whether the closed-issue and merged-PR lists were checked against independent search results:
+    # {"applied": true, "sets": {set name: {"query", "numbers", "missing"}}} or {"applied": false, "why": ...}
+    # (the github source, ``DayPlan.cross_check``); {} in a landing older than the check
+    cross_check: dict = field(default_factory=dict)
     details: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:

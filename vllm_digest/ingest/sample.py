@@ -159,6 +159,8 @@ def fetch_sample_day(repo: RepoRef, window: DayWindow, root: Path | None = None)
         semantics="events",
         complete=covered,
         incomplete_reasons=[] if covered else ["the window is outside the sample's coverage"],
+        # said, not left blank: the sample's lists are the recorded events themselves, with nothing to search
+        cross_check={"applied": False, "why": "the sample source has no search to check its lists against"},
     )
     return DayPayload(
         issues=issues,

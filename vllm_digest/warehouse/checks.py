@@ -39,6 +39,12 @@ CHECKS: list[tuple[str, str, Rule, str]] = [
      "a failure names the missing numbers."),
     ("stg_fetch_manifest", "fetch_complete", quality.fetch_complete,
      "Warns when the day's fetch was incomplete (the report then opens with a warning)."),
+    ("mart_five_sets", "cross_checked_with_search", quality.cross_checked,
+     "Every issue that search finds closed, and every PR it finds merged, in the window is in the day's "
+     "closed or merged list; a failure names the numbers the events feed missed."),
+    ("stg_fetch_manifest", "counted_from_events", quality.counted_from_events,
+     "Warns on a day counted from current state (snapshot semantics, past the events feed's reach): "
+     "reopenings and later merges may be missing from its counts."),
 ]
 
 

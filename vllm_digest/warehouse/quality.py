@@ -188,3 +188,63 @@ def fetch_complete(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dic
         text = "the fetch was complete" if complete else f"the fetch was incomplete: {'; '.join(reasons) or 'no reason given'}"
         out[day] = Outcome(complete, text, {"complete": complete, "incomplete_reasons": reasons}, warn_only=True)
     return out
+
+
+def cross_checked(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict[str, Outcome]:
+    """Every item the fetch's searches found closed or merged in the window is in our list for it.
+
+    The manifest's ``cross_check`` holds what ``is:issue closed:`` and ``is:pr is:merged merged:`` found
+    (``DayPlan.cross_check``). An item of ours the search lacks is no hole (closed in the window, then
+    reopened), so only the search's items missing from our lists fail the day."""
+    found = _by_day(con.execute(
+        f"SELECT CAST(day AS VARCHAR), cross_check FROM stg_fetch_manifest WHERE {_DAYS}", _params(repo, days)
+    ).fetchall())
+    all_lists = _list_lengths(con, repo, days)
+    out = {}
+    for day in days:
+        if day not in found:
+            out[day] = Outcome(False, "the day has no fetch manifest, so nothing was cross-checked", {}, warn_only=True)
+            continue
+        record = json.loads(found[day][0][0] or "{}")
+        if not record.get("applied"):
+            why = record.get("why") or "the landing predates the cross-check"
+            out[day] = Outcome(True, f"not cross-checked: {why}", {"applied": False, "why": why})
+            continue
+        missing, queries = {}, {}
+        for name, entry in sorted((record.get("sets") or {}).items()):
+            queries[name] = entry.get("query")
+            absent = sorted(set(entry.get("numbers") or []) - set(all_lists[day].get(name, [])))
+            if absent:
+                missing[name] = absent
+        if not missing:
+            text = f"every item the searches found closed or merged in the window is listed ({', '.join(queries)})"
+        else:
+            text = "the events feed missed items the searches found in the window: " + "; ".join(
+                f"{name} lacks #{', #'.join(map(str, numbers[:_SHOWN]))} ({queries[name]})"
+                for name, numbers in missing.items()
+            )
+        numbers = sorted({n for ns in missing.values() for n in ns})
+        out[day] = Outcome(not missing, text, {"applied": True, "queries": queries, "missing": missing,
+                                               "missing_numbers": numbers[:_SHOWN]})
+    return out
+
+
+def counted_from_events(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict[str, Outcome]:
+    """Warns on a day counted from current state (snapshot semantics): expected for days past the events
+    feed's reach, but its closed and merged counts differ from an events-counted day's."""
+    found = _by_day(con.execute(
+        f"SELECT CAST(day AS VARCHAR), semantics FROM stg_fetch_manifest WHERE {_DAYS}", _params(repo, days)
+    ).fetchall())
+    out = {}
+    for day in days:
+        semantics = found[day][0][0] if day in found else None
+        if semantics == "snapshot":
+            text = ("counted from current state (snapshot semantics), not from issue events: a closing undone "
+                    "by a later reopening and a PR closed without merge, then merged later, are missing; an "
+                    "issue converted to a discussion is counted")
+        elif semantics is None:
+            text = "the day has no fetch manifest, so how it was counted is not known"
+        else:
+            text = f"closings and merges counted from {semantics}"
+        out[day] = Outcome(semantics == "events", text, {"semantics": semantics or "unknown"}, warn_only=True)
+    return out

@@ -10,6 +10,12 @@ Plan (``events`` semantics, the normal case), with its cost in requests:
    more, including items closed after the window ended. Cost: events from the
    window start until now / 100 (1-3 for a day fetched just after it ends).
    The first page's Date header also tells how old the day is.
+1b. The cross-check of step 1 (``DayPlan.cross_check``): two searches, ``repo:o/r is:issue
+   closed:A..B`` and ``is:pr is:merged merged:A..B`` (UTC, the window's [start, end), halved past the
+   1,000-result cap like every search here). An item either search finds closed or merged in the window
+   that the events gave no closing or merge for is a hole in the feed: the manifest names it and the day is
+   incomplete. Cost: 2 search requests a day (one more per further 100 results), on every day counted
+   from events; a day counted from current state takes its lists from such searches and skips this.
 2. The day's other items: those created in the window and those its comments
    and reviews belong to. Two ways, by the day's age on GitHub's clock:
 
@@ -50,14 +56,16 @@ Plan (``events`` semantics, the normal case), with its cost in requests:
 
 Every page is asked with ``per_page=100``, the most GitHub serves. A busy vLLM
 day costs at least ceil(events/100) + ceil(comments/100) + ceil(open items
-touched/100) + 1 (review comments) requests whatever the plan: 2 + 6 + 3 + 1.
+touched/100) + 1 (review comments) requests whatever the plan: 2 + 6 + 3 + 1, and the cross-check's 2
+searches.
 
 When the events endpoint no longer reaches back to the window (GitHub serves
 about 90 days, 300 pages did not reach it, or GitHub's 422 "pagination is
 limited" stopped the paging), closings come from ``closed:A..B`` searches and
-the day is landed with ``snapshot`` semantics. A feed that loops or does not
-advance (``EventFeed``) falls back the same way, and the day is marked
-incomplete: what it served is not the truth.
+the day is landed with ``snapshot`` semantics: counted from the items' current
+state, which the manifest (``SNAPSHOT_NOTE``), the report and a warning check
+say. A feed that loops or does not advance (``EventFeed``) falls back the same
+way, and the day is marked incomplete: what it served is not the truth.
 """
 
 from __future__ import annotations
@@ -100,6 +108,18 @@ from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
 
 SECOND = dt.timedelta(seconds=1)
+# the sets cross-checked against search (DayPlan.cross_check): set name -> (search qualifiers, the range
+# qualifier, the issue event that puts an item in the set, whether the set holds PRs)
+CROSS_CHECKED = {
+    "closed_issues": ("is:issue", "closed", "closed", False),
+    "merged_prs": ("is:pr is:merged", "merged", "merged", True),
+}
+# the manifest's note on a day counted from current state (snapshot semantics): what such counting loses
+SNAPSHOT_NOTE = (
+    "closings and merges are counted from the items' current state (closed_at, merged_at), not from issue "
+    "events: a closing undone by a later reopening and a PR closed without merge, then merged on a later day, "
+    "are missing; an issue converted to a discussion is counted"
+)
 _PULL_FIELDS = ("number", "additions", "deletions", "changed_files", "commits", "draft", "merged_at", "updated_at")
 
 
@@ -122,6 +142,14 @@ class FetchOptions:
     # a day whose window ended at most this long ago (GitHub's clock) takes its items from the open
     # issues list instead of created-in-window searches (module docstring, step 2)
     recent_hours: float = 6.0
+
+
+def range_time(item: dict, field_name: str) -> str | None:
+    """The time a search range qualifier (``created``, ``closed``, ``merged``) reads from an issue object:
+    a PR's ``merged_at`` sits inside its ``pull_request`` object, the others at the top."""
+    if field_name == "merged":
+        return (item.get("pull_request") or {}).get("merged_at")
+    return item.get(f"{field_name}_at")
 
 
 def search_time(moment: dt.datetime) -> str:
@@ -276,6 +304,7 @@ class DayPlan:
         self.pool: dict[int, dict] = {}
         self.server_now: float | None = None
         self.notes: dict[str, object] = {}
+        self.cross_checked: dict = {}
 
     # ------------------------------------------------------------- helpers
     def _note(self, page: Page) -> Page:
@@ -418,7 +447,7 @@ class DayPlan:
         trail = self.client.trail(page.response.url)
         while True:
             for item in page.items:
-                moment = parse_time(item.get(f"{field_name}_at"))
+                moment = parse_time(range_time(item, field_name))
                 if moment is not None and lo <= moment < hi:
                     result.items.append(item)
             if not page.response.next_url or len(result.items) >= reachable:
@@ -606,6 +635,8 @@ class DayPlan:
         self.created(recent=semantics == "events" and self.is_recent())
         if semantics == "events" and (why := self.stale_feed()) is not None:
             events = self.events_again(why, events)
+        # after a stale feed was asked again, so the searches check the events the day keeps
+        self.cross_check(None if semantics == "snapshot" else events)
         comments = self.comments(fetch_issue_comments)
         review_comments = self.comments(fetch_review_comments)
         reviewed = list(dict.fromkeys(
@@ -654,6 +685,49 @@ class DayPlan:
         for item in closed_prs.items:
             self._keep_item(item)
 
+    def cross_check(self, events: list[dict] | None) -> None:
+        """Step 1b: the window's closed issues and merged PRs as the events feed gave them, checked against
+        two searches (``is:issue closed:A..B``, ``is:pr is:merged merged:A..B``) that do not read the feed.
+
+        The two disagree legitimately in one direction only. Search reads each item's current
+        ``closed_at`` / ``merged_at``; every value an item ever held there is the time of a closing or merge
+        event, so an item search finds closed or merged in the window has such an event in it, and our list
+        (every closing or merge event in the window) must hold it: one it lacks is a hole in the feed, and
+        the day is incomplete. The other way is no hole: an item closed in the window, then reopened (and
+        maybe closed again later), is ours but no longer the search's; a search index that lags the last
+        minutes of a day fetched just after it ends only finds fewer items, which never reads as a hole
+        (each day is fetched again on the next ticks, when the index has caught up). A day counted from
+        current state (``events`` None) takes its lists from these very searches: nothing to check, and
+        the manifest says how it was counted."""
+        if events is None:
+            self.cross_checked = {"applied": False, "why": "counted from current state: the closed and merged "
+                                  "lists are the searches' own results, not the events feed's"}
+            self.notes["counting"] = SNAPSHOT_NOTE
+            return
+        sets: dict[str, dict] = {}
+        for name, (qualifiers, field_name, event_name, is_pr) in CROSS_CHECKED.items():
+            ours = {
+                issue["number"] for e in events
+                if e.get("event") == event_name and isinstance(issue := e.get("issue"), dict)
+                and isinstance(issue.get("number"), int) and ("pull_request" in issue) == is_pr
+            }
+            found = self.search(qualifiers, field_name, self.window.start, self.window.end)
+            numbers = {i["number"] for i in found.items if isinstance(i.get("number"), int)}
+            query = f"{qualifiers} {field_name}:{search_time(self.window.start)}..{search_time(self.window.end - SECOND)}"
+            missing = sorted(numbers - ours)
+            sets[name] = {"query": query, "total": found.total, "numbers": sorted(numbers), "missing": missing,
+                          "only_in_events": sorted(ours - numbers)}
+            if found.total != len(numbers):
+                self.reasons.append(f"the search {query} counts {found.total} items but returned {len(numbers)}, "
+                                    "so the events feed could not be checked against it in full")
+            if missing:
+                what = "a closing of issue" if not is_pr else "a merge of PR"
+                self.reasons.append(
+                    f"the issue events feed lacks {what} #{', #'.join(map(str, missing))} in the window, which "
+                    f"the search {query} finds {event_name} in it"
+                )
+        self.cross_checked = {"applied": True, "sets": sets}
+
     def created(self, recent: bool) -> None:
         """Step 2: the items created in the window, from the open issues list on a recent day, else searches."""
         self.notes["items_plan"] = "open issues list" if recent else "created searches"
@@ -693,6 +767,7 @@ class DayPlan:
             request_count=client.request_count - first_request,
             not_modified_count=client.not_modified_count - first_304,
             totals=self.totals,
+            cross_check=self.cross_checked,
             details={
                 "api_url": client.api_url,
                 "rate_limited_requests": counted,
