@@ -251,3 +251,86 @@ def test_a_delivery_waiting_on_the_network_keeps_no_other_run_from_the_warehouse
     assert delivering.returncode == 0, out.read_text(errors="replace")[-3000:]
     with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
         assert {r.status for r in instance.get_runs()} == {dg.DagsterRunStatus.SUCCESS}
+
+
+_OPENER = """
+import sys
+sys.path[:0] = [{root!r}]
+from vllm_digest.warehouse.lock import WarehouseBusy
+from vllm_digest.warehouse.resource import WarehouseResource
+try:
+    with WarehouseResource(path=sys.argv[1], lock_wait_seconds=float(sys.argv[3])).connect(read_only=sys.argv[2] == "read"):
+        print("opened")
+except WarehouseBusy as exc:
+    print(exc)
+"""
+
+
+def test_readers_share_the_lock_a_writer_waits_for_them_and_a_process_never_waits_for_itself(tmp_path):
+    path = tmp_path / "warehouse.duckdb"
+    script = tmp_path / "opener.py"
+    script.write_text(_OPENER.format(root=str(ROOT)))
+    warehouse = WarehouseResource(path=str(path))
+
+    def other_process(mode: str, wait: str) -> str:
+        return subprocess.run([sys.executable, str(script), str(path), mode, wait], capture_output=True, text=True,
+                              timeout=WAIT_GUARD, check=True).stdout.strip()
+
+    with warehouse.connect():
+        pass  # creates the file
+    with warehouse.connect(read_only=True):
+        assert other_process("read", "5") == "opened"
+        busy = other_process("write", "0.5")
+        assert f"to write the warehouse {str(path)!r}, held by a process outside any run (pid {os.getpid()}, reading" in busy
+        assert "gave up after the configured 0.5 s (lock_wait_seconds)" in busy
+        # a second connection of this process to read joins the lock it holds
+        with warehouse.connect(read_only=True) as con:
+            assert con.execute("SELECT 1").fetchone() == (1,)
+    with warehouse.connect() as con, warehouse.connect() as nested:
+        nested.execute("CREATE TABLE IF NOT EXISTS probe (x INTEGER)")
+    assert other_process("write", "5") == "opened"
+    assert not list((tmp_path / "warehouse.duckdb.lock.d").glob("*.json"))
+
+
+def test_terminate_in_the_ui_stops_a_run_waiting_for_the_warehouse(tmp_path):
+    """On a real `dagster dev`: a run whose warehouse step waits for the lock (held here) is stopped by the
+    UI's Terminate (the terminateRun mutation the button sends) and ends canceled."""
+    from tests.dagster_dev import DagsterDev
+
+    prefix = ("vllm_project", "vllm")
+    config = tmp_path / "vllm_digest.toml"
+    config.write_text("# empty: no developer config file applies\n", encoding="utf-8")
+    home = tmp_path / "home"
+    env = {"VLLM_DIGEST_CONFIG": str(config), "VLLM_DIGEST_HOME": str(home), "VLLM_DIGEST_SOURCE": "sample",
+           "VLLM_DIGEST_CUTOFF": "11:39"}
+    dagster_home = tmp_path / "dagster_home"
+    dev = DagsterDev.start(dagster_home, env, tmp_path / "dagster-dev.log")
+    try:
+        dev.wait_for_server()
+        dev.wait_for_location(dev.location)
+        with WarehouseResource(path=str(home / "warehouse.duckdb")).connect():
+            backfill = dev.launch_backfill([(*prefix, "raw_activity"), (*prefix, "stg_issues")], DAYS[1], DAYS[1])
+            with dg.DagsterInstance.from_config(str(dagster_home)) as instance:
+                def waiting_run():
+                    for run in instance.get_runs(dg.RunsFilter(tags={"dagster/backfill": backfill})):
+                        if any(e.user_message.startswith("waiting ") for e in instance.all_logs(run.run_id)):
+                            return run.run_id
+                    return None
+
+                deadline = time.monotonic() + RUN_GUARD
+                while (run_id := waiting_run()) is None:
+                    assert time.monotonic() < deadline, dev.fail("no run of the backfill waited for the warehouse")
+                    time.sleep(0.5)
+                answer = dev.graphql(
+                    """mutation($id: String!) { terminateRun(runId: $id) { __typename
+                        ... on TerminateRunFailure { message } ... on PythonError { message } } }""",
+                    {"id": run_id},
+                )["terminateRun"]
+                assert answer["__typename"] == "TerminateRunSuccess", answer
+                while (status := instance.get_run_by_id(run_id).status) not in (
+                        dg.DagsterRunStatus.CANCELED, dg.DagsterRunStatus.FAILURE):
+                    assert time.monotonic() < deadline, dev.fail(f"the terminated run is still {status}")
+                    time.sleep(0.5)
+        assert status == dg.DagsterRunStatus.CANCELED
+    finally:
+        dev.stop()

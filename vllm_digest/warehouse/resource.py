@@ -58,7 +58,7 @@ class WarehouseResource(dg.ConfigurableResource):
 
     @contextlib.contextmanager
     def _locked(self, mode: str) -> Iterator[None]:
-        path = Path(self.path)
+        path = Path(os.path.abspath(self.path))
         with _held_lock:
             held = _held.get(path)
             if held is not None:
@@ -70,7 +70,8 @@ class WarehouseResource(dg.ConfigurableResource):
                     )
                 _held[path] = (held[0], held[1] + 1)
         if held is not None:
-            # this process already holds the lock (a nested connection): DuckDB shares one database per process
+            # this process already holds the lock (a nested connection, or another thread's): DuckDB shares one
+            # database per process and orders its transactions itself; flock would make us wait for ourselves
             try:
                 yield
             finally:
@@ -87,11 +88,11 @@ class WarehouseResource(dg.ConfigurableResource):
         )
 
         def report(message: str) -> None:
-            (log.info if log is not None else _stderr)(message)
+            (log.info if log is not None else _log_outside_step)(message)
 
         def took_over(dead: lock.Holder) -> None:
             message = f"took the warehouse lock over from {dead.describe()}, which died holding it"
-            (log.warning if log is not None else _stderr)(message)
+            (log.warning if log is not None else _log_outside_step)(message)
             if step is not None:
                 _fail_dead_run(step.instance, dead, log)
 
@@ -144,11 +145,12 @@ _held_lock = threading.Lock()
 
 def _release_nested(path: Path) -> None:
     with _held_lock:
-        mode, count = _held[path]
-        _held[path] = (mode, count - 1)
+        if path in _held:  # else the outer connection (another thread's) has already let go
+            mode, count = _held[path]
+            _held[path] = (mode, count - 1)
 
 
-def _stderr(message: str) -> None:
+def _log_outside_step(message: str) -> None:
     # outside a step (a script): a warning, so that Python's default handler shows it
     logging.getLogger(__name__).warning(message)
 
