@@ -8,7 +8,7 @@ times (default 3; the median is reported):
 - **30-day backfill**: one single run over all 30 days, as a UI backfill is.
 
 Each measurement is a child process with a fresh data home and a fresh Dagster
-instance: the project's dagster.yaml (run queue, warehouse pool) in a temp
+instance: the project's dagster.yaml (run queue, run monitoring) in a temp
 DAGSTER_HOME, persistent because the multiprocess executor needs one. The child
 executes the daily job with ``dg.execute_job`` and reports the run's wall time;
 process time adds interpreter start, imports and instance set-up, which a real

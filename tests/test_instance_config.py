@@ -7,13 +7,16 @@ import dagster as dg
 from conftest import project_dagster_home
 
 
-def test_instance_queues_runs_limits_the_warehouse_pool_and_retries_only_crashes(tmp_path):
+def test_instance_queues_runs_has_no_warehouse_pool_monitors_runs_and_retries_only_crashes(tmp_path):
     with dg.DagsterInstance.from_config(str(project_dagster_home(tmp_path))) as instance:
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
         concurrency = instance.get_concurrency_config()
         assert concurrency.run_queue_config.max_concurrent_runs == 4
-        assert concurrency.pool_config.default_pool_limit == 1
-        assert concurrency.pool_config.pool_granularity.value == "op"
+        # no pool: the warehouse lock keeps one writer, and a killed run cannot keep a pool slot
+        assert concurrency.pool_config.default_pool_limit is None
+        # the daemon fails runs stuck starting or canceling; the default launcher cannot resume one
+        assert instance.run_monitoring_enabled
+        assert instance.run_monitoring_max_resume_run_attempts == 0
         assert (instance.run_retries_enabled, instance.run_retries_max_retries) == (True, 1)
         # step failures are the fetch RetryPolicy's job; a run retry would repeat a permanent error
         assert instance.run_retries_retry_on_asset_or_op_failure is False

@@ -7,7 +7,7 @@ Each tick asks for ONE run over a partition range: the day that just closed
 plus the ``late_days`` before it. Every partitioned asset has
 ``BackfillPolicy.single_run()`` and rebuilds each (repo, day) by
 delete-then-insert, so one run over three days costs about what one day does
-(the fixed per-run and per-step overhead is paid once), and the warehouse pool
+(the fixed per-run and per-step overhead is paid once), and the warehouse lock
 never has three runs queueing for the one DuckDB writer.
 """
 

@@ -24,8 +24,6 @@ OVERDUE_CHECK = "delivery_not_overdue"
 # the keys of the stages delivery reads the outputs of
 SITE_KEY = ["site"]
 REPORT_ASSET = "daily_report"
-# the warehouse's one-writer pool (the delivery log is a warehouse table)
-WAREHOUSE_POOL = "duckdb_warehouse"
 SINGLE_RUN = dg.BackfillPolicy.single_run()
 # a range run copies metadata onto every day: the attempts table and previews stay readable
 MAX_ROWS = 50
@@ -118,7 +116,6 @@ def build_delivery_asset(repo: RepoRef, settings: Settings, partitions_def) -> d
         deps=deps,
         partitions_def=partitions_def,
         backfill_policy=SINGLE_RUN,
-        pool=WAREHOUSE_POOL,
         group_name=GROUP,
         kinds={"webhook" if n.startswith("webhook") else n for n in names},
         description=(
@@ -184,7 +181,6 @@ def build_overdue_check(repo: RepoRef, settings: Settings) -> dg.AssetChecksDefi
     @dg.asset_check(
         asset=dg.AssetKey([*repo.key_prefix, DELIVERY_ASSET]),
         name=OVERDUE_CHECK,
-        pool=WAREHOUSE_POOL,
         description=(
             "Fails when a closed day's delivery is overdue: past the report's deadline (window end + schedule lag "
             "+ grace), a channel's message for the day failed and still waits for its retry, or a recently rendered "

@@ -16,7 +16,7 @@ from vllm_digest.report.render import render_markdown, report_dir, write_report
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
 from vllm_digest.schedules import WEEKLY_GROUP, report_freshness_policy
 from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.warehouse.resource import WAREHOUSE_POOL, WarehouseResource
+from vllm_digest.warehouse.resource import WarehouseResource
 
 REPORT_ASSET = "daily_report"
 WEEKLY_ASSET = "weekly_digest"
@@ -32,7 +32,6 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         deps=[dg.AssetKey([*repo.key_prefix, t]) for t in TABLES_READ],
         partitions_def=partitions_def,
         backfill_policy=SINGLE_RUN,
-        pool=WAREHOUSE_POOL,
         group_name="report",
         kinds={"markdown", "html", "jinja"},
         freshness_policy=report_freshness_policy(settings),
@@ -111,7 +110,6 @@ def build_weekly_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         deps=[dg.AssetKey([*repo.key_prefix, t]) for t in WEEKLY_TABLES_READ],
         partitions_def=partitions_def,
         backfill_policy=SINGLE_RUN,
-        pool=WAREHOUSE_POOL,
         group_name=WEEKLY_GROUP,
         kinds={"markdown", "html", "jinja"},
         description=(

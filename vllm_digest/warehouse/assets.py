@@ -24,7 +24,7 @@ from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse.checks import build_repo_checks
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.warehouse.lineage import column_deps
-from vllm_digest.warehouse.resource import WAREHOUSE_POOL, WarehouseResource
+from vllm_digest.warehouse.resource import WarehouseResource
 from vllm_digest.warehouse.schema import column_descriptions, columns_of
 from vllm_digest.warehouse.sql_files import purpose, read_sql
 
@@ -115,7 +115,6 @@ def build_layer_asset(
         specs=specs,
         partitions_def=partitions_def,
         backfill_policy=SINGLE_RUN,
-        pool=WAREHOUSE_POOL,
         can_subset=True,
     )
     def layer_asset(context: dg.AssetExecutionContext, warehouse: WarehouseResource):

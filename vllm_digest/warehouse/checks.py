@@ -19,7 +19,7 @@ import dagster as dg
 from vllm_digest.partitions import context_windows
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.warehouse import quality
-from vllm_digest.warehouse.resource import WAREHOUSE_POOL, WarehouseResource
+from vllm_digest.warehouse.resource import WarehouseResource
 
 Rule = Callable[..., dict[str, quality.Outcome]]  # (con, repo=, days=) -> day -> outcome
 
@@ -61,7 +61,6 @@ def build_repo_checks(repo: RepoRef, settings: Settings, partitions_def) -> list
         name=f"{repo.slug}__warehouse_checks",
         specs=specs,
         can_subset=True,
-        pool=WAREHOUSE_POOL,
     )
     def warehouse_checks(context: dg.AssetCheckExecutionContext, warehouse: WarehouseResource):
         windows = context_windows(context, settings)

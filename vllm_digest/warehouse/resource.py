@@ -1,12 +1,17 @@
 """A DuckDB resource of our own: every connection is closed, readers can open
-read-only, a busy file lock is retried for a while instead of failing, and a missing
-file is created whole by us, never by DuckDB (see ``_create_whole``)."""
+read-only, each connection holds the warehouse lock (``lock.py``: one writer or many
+readers, freed by the kernel when its holder dies) for as long as it is open, a busy
+DuckDB file lock (a process outside the pipeline) is retried for a while instead of
+failing, and a missing file is created whole by us, never by DuckDB (see ``_create_whole``)."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
+import multiprocessing
 import os
 import random
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -16,12 +21,10 @@ import dagster as dg
 import duckdb
 from pydantic import Field
 
+from vllm_digest.warehouse import lock
 from vllm_digest.warehouse.sql_files import schema_statements
 
 _LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
-# the pool every step that writes (or reads) the warehouse declares: DuckDB allows one writer per file,
-# and dagster.yaml lets one step of the pool run at a time
-WAREHOUSE_POOL = "duckdb_warehouse"
 
 
 class WarehouseResource(dg.ConfigurableResource):
@@ -30,16 +33,78 @@ class WarehouseResource(dg.ConfigurableResource):
 
     path: str = Field(description="the warehouse file, warehouse.duckdb under the data home")
     lock_timeout_seconds: float = Field(
-        default=120.0, description="how long to retry while another process holds the file's write lock"
+        default=120.0,
+        description="how long to retry while a process outside the pipeline holds DuckDB's own file lock",
+    )
+    lock_wait_seconds: float = Field(
+        default=6 * 3600.0,
+        description="how long a step waits for the warehouse lock held by a live step before it fails "
+                    "(a dead holder loses the lock at once)",
+    )
+    lock_report_seconds: float = Field(
+        default=30.0, description="how often a waiting step logs who holds the warehouse lock"
     )
 
     @contextlib.contextmanager
     def connect(self, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
-        con = self._open(read_only)
-        try:
-            yield con
-        finally:
-            con.close()
+        """A connection holding the warehouse lock until it is closed: writable alone, read-only beside
+        other readers."""
+        with self._locked("read" if read_only else "write"):
+            con = self._open(read_only)
+            try:
+                yield con
+            finally:
+                con.close()
+
+    @contextlib.contextmanager
+    def _locked(self, mode: str) -> Iterator[None]:
+        path = Path(os.path.abspath(self.path))
+        with _held_lock:
+            held = _held.get(path)
+            if held is not None:
+                if mode == "write" and held[0] == "read":
+                    # flock would wait for ourselves forever
+                    raise RuntimeError(
+                        f"a writable connection to the warehouse {self.path!r} was asked for while this process "
+                        "has it open read-only: close the read-only connection first"
+                    )
+                _held[path] = (held[0], held[1] + 1)
+        if held is not None:
+            # this process already holds the lock (a nested connection, or another thread's): DuckDB shares one
+            # database per process and orders its transactions itself; flock would make us wait for ourselves
+            try:
+                yield
+            finally:
+                _release_nested(path)
+            return
+        step = _step_context()
+        log = step.log if step is not None else None
+        me = lock.Holder(
+            pid=os.getpid(), mode=mode, since=lock.now_iso(),
+            run_id=step.run_id if step is not None else None,
+            step=_step_key(step),
+            # a step of the in-process executor runs in the run worker itself: its death is the run's
+            run_pid=os.getpid() if multiprocessing.parent_process() is None else None,
+        )
+
+        def report(message: str) -> None:
+            (log.info if log is not None else _log_outside_step)(message)
+
+        def took_over(dead: lock.Holder) -> None:
+            message = f"took the warehouse lock over from {dead.describe()}, which died holding it"
+            (log.warning if log is not None else _log_outside_step)(message)
+            if step is not None:
+                _fail_dead_run(step.instance, dead, log)
+
+        with lock.hold(path, mode, me, wait_seconds=self.lock_wait_seconds, report_every=self.lock_report_seconds,
+                       report=report, took_over=took_over):
+            with _held_lock:
+                _held[path] = (mode, 1)
+            try:
+                yield
+            finally:
+                with _held_lock:
+                    _held.pop(path, None)
 
     def _open(self, read_only: bool) -> duckdb.DuckDBPyConnection:
         path = Path(self.path)
@@ -71,6 +136,56 @@ class WarehouseResource(dg.ConfigurableResource):
             con.close()
             raise
         return con
+
+
+# the warehouse locks this process holds: path -> (mode, open connections); a nested connection reuses it
+_held: dict[Path, tuple[str, int]] = {}
+_held_lock = threading.Lock()
+
+
+def _release_nested(path: Path) -> None:
+    with _held_lock:
+        if path in _held:  # else the outer connection (another thread's) has already let go
+            mode, count = _held[path]
+            _held[path] = (mode, count - 1)
+
+
+def _log_outside_step(message: str) -> None:
+    # outside a step (a script): a warning, so that Python's default handler shows it
+    logging.getLogger(__name__).warning(message)
+
+
+def _step_context():
+    """The running step's context, or None outside a Dagster step (a script, a test)."""
+    try:
+        return dg.OpExecutionContext.get()
+    except Exception:  # noqa: BLE001 - no step is running
+        return None
+
+
+def _step_key(step) -> str | None:
+    if step is None:
+        return None
+    try:
+        return step.get_step_execution_context().step.key
+    except Exception:  # noqa: BLE001 - the name is for the log only
+        return step.op_def.name
+
+
+def _fail_dead_run(instance, dead: lock.Holder, log) -> None:
+    """Mark the run of a holder that died holding the lock failed, when that holder was the run worker
+    itself (the in-process executor) and the run still shows as in progress: nothing else will (the
+    default run launcher cannot tell Dagster's run monitoring that its worker died)."""
+    if dead.run_id is None or dead.run_pid is None or lock.pid_alive(dead.run_pid):
+        return
+    run = instance.get_run_by_id(dead.run_id)
+    if run is None or run.status not in (dg.DagsterRunStatus.STARTED, dg.DagsterRunStatus.STARTING):
+        return
+    instance.report_run_failed(
+        run, f"the run's worker (pid {dead.run_pid}) died while its step {dead.step} held the warehouse lock "
+             f"(since {dead.since}); marked failed by a later step that took the lock over",
+    )
+    log.warning(f"marked run {dead.run_id} failed: its worker died holding the warehouse lock")
 
 
 def _create_whole(path: Path) -> None:
