@@ -54,6 +54,12 @@ def featured(settings, day: str) -> set[int]:
     return {int(n) for _, n in NAMED.findall(text.split("\n---\n", 1)[1])}
 
 
+def in_focus(settings, day: str) -> set[int]:
+    """The items a day's 🎯 section lists: 🔁 does not repeat them that day."""
+    text = report_path(settings, day, "en.md").read_text(encoding="utf-8").split(APPENDIX, 1)[0]
+    return {int(n) for _, n in REF.findall(section(text, "### 🎯"))}
+
+
 def lists(settings, day: str) -> dict[str, list[int]]:
     return json.loads(report_path(settings, day, "json").read_text(encoding="utf-8"))["lists"]
 
@@ -72,7 +78,9 @@ def test_a_pr_featured_one_day_and_merged_two_days_later_is_followed_up_that_day
     for i, day in enumerate(days[:-2]):
         later = days[i + 2]
         moved_before = {n for d in days[: i + 2] for name in MOVED_SETS for n in lists(built, d)[name]}
-        for number in featured(built, day) & set(lists(built, later)["merged_prs"]) - moved_before:
+        # (an item the later day's 🎯 lists is not repeated in its 🔁)
+        repeated = moved_before | in_focus(built, later)
+        for number in featured(built, day) & set(lists(built, later)["merged_prs"]) - repeated:
             found.append((day, later, number))
     assert found, "the sample holds PRs featured one day and merged two days later"
     for day, later, number in found:
@@ -289,7 +297,7 @@ def test_the_follow_ups_list_the_strongest_few_and_count_the_rest(built):
             assert f"and {more} more items moved" in html.split("</section>", 1)[0]
             # every merge of an earlier featured item is among the lines, while there is room for them
             earlier = set().union(*(featured(built, d) for d in days[max(0, i - FOLLOW_UP_DAYS):i]))
-            merges = earlier & set(lists(built, day)["merged_prs"])
+            merges = earlier & set(lists(built, day)["merged_prs"]) - in_focus(built, day)
             listed = {int(REF.search(x).group(2)) for x in lines}
             assert merges and (merges <= listed if len(merges) <= FOLLOW_UPS_SHOWN else listed <= merges), day
             capped += 1
@@ -299,8 +307,9 @@ def test_the_follow_ups_list_the_strongest_few_and_count_the_rest(built):
 
 
 def test_a_day_sees_only_earlier_days_picks(built, tmp_path):
-    """mart_follow_ups of a day reads the picks of the days before it only: without the picks of that day
-    and the later ones it is the same; without an earlier day's picks, what only that day featured is gone."""
+    """mart_follow_ups of a day reads the picks of the days before it, and of its own day only what its focus
+    section lists (left out, not repeated): without the later days' picks and that day's other picks it is the
+    same; without an earlier day's picks, what only that day featured is gone."""
     days = days_between(FIRST, LAST)
     day, before = days[-1], days[-2]
     copy = tmp_path / "warehouse.duckdb"
@@ -311,7 +320,8 @@ def test_a_day_sees_only_earlier_days_picks(built, tmp_path):
         con.execute("SET TimeZone = 'UTC'")
         rows = con.execute(query, {"d": dt.date.fromisoformat(day)}).fetchall()
         assert rows
-        con.execute("DELETE FROM mart_section_picks WHERE day >= $d", {"d": dt.date.fromisoformat(day)})
+        con.execute("DELETE FROM mart_section_picks WHERE day > $d OR (day = $d AND section <> 'focus')",
+                    {"d": dt.date.fromisoformat(day)})
         build_analytics(con, built.repos[0], [window_for_day(day, built)], taxonomy, models=["mart_follow_ups"])
         assert con.execute(query, {"d": dt.date.fromisoformat(day)}).fetchall() == rows
         con.execute("DELETE FROM mart_section_picks WHERE day = $d", {"d": dt.date.fromisoformat(before)})
