@@ -518,3 +518,31 @@ def test_building_a_sunday_rerenders_the_next_weeks_digest_to_the_one_run_bytes(
     materialize_weeks(one_run, before[0], after[0])
     fresh = report_path(one_run, "x", "json").parent / "weekly" / f"{after[0]}.en.md"
     assert digest.read_bytes() == fresh.read_bytes() != stale
+
+
+def test_a_follow_up_the_focus_section_shows_that_day_is_not_repeated(make_settings, tmp_path):
+    """🔁 leaves out what the day's 🎯 lists: a ROCm issue featured one day and closed the next is in the next
+    day's 🎯 (closed today), so 🔁 does not repeat it; an issue featured elsewhere is followed up as before."""
+    from conftest import write_sample
+
+    base = {"labels": [], "comments": 0, "state": "closed", "author_association": "MEMBER", "body": None,
+            "created_at": "2026-03-21T05:00:00Z", "updated_at": "2026-03-22T05:00:00Z",
+            "closed_at": "2026-03-22T05:00:00Z"}
+    items = [
+        {**base, "number": 961, "title": "[ROCm] Fused MoE hangs on MI355X with fp8 weights",
+         "user": {"login": "ann", "type": "User"}},
+        {**base, "number": 962, "title": "[Bug] The KV cache manager evicts pinned prefix blocks under load",
+         "user": {"login": "ben", "type": "User"}},
+    ]
+    api = "https://api.github.com/repos/vllm-project/vllm"
+    events = [{"id": 70 + n, "event": "closed", "created_at": "2026-03-22T05:00:00Z", "actor": {"login": "cyd"},
+               "commit_id": None, "issue": {"number": n, "url": f"{api}/issues/{n}"}} for n in (961, 962)]
+    root = write_sample(tmp_path / "sample", items, events=events, start="2026-03-19T00:00:00Z")
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(root))
+    first, later = "2026-03-21", "2026-03-22"
+    materialize(settings, first, later)
+    assert {961, 962} <= featured(settings, first) and 961 in in_focus(settings, first)
+    assert 961 in in_focus(settings, later)
+    follow = {int(n) for _, n in REF.findall(section(report_path(settings, later, "en.md").read_text(encoding="utf-8"),
+                                                      FOLLOW))}
+    assert follow == {962}, follow
