@@ -94,6 +94,9 @@ def test_only_a_discussion_of_two_people_is_listed_and_junk_is_in_no_analysis_se
     assert "(2 comments from 2 people this window · open · first response after 1.0 h)" in _section(en, "💬")
     html = report_path(settings, DAY, "en.html").read_text(encoding="utf-8").split('id="appendix"', 1)[0]
     assert not any(f"/{n}\"" in html for n in junk)
+    # the section's chart shows the parts of the listed discussion's score, and of nothing else
+    chart = html.split('id="chart-hotness"', 1)[1].split("</figure>", 1)[0]
+    assert re.findall(r'href="([^"]+)"', chart) == ["https://github.com/vllm-project/vllm/issues/704"]
     with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
         discussed = {n for (n,) in con.execute("SELECT number FROM mart_item_hotness WHERE discussed").fetchall()}
         picked = [n for (n,) in con.execute("SELECT number FROM mart_section_picks WHERE section = 'discussions' "
