@@ -5,6 +5,9 @@
 --                "Sync with upstream", "release/v0.9" (a fork's sync opened against the project by mistake)
 --   empty_title  a title with no content: after [tags] are stripped, no word with a letter ("[Bug]:"), or a
 --                single short word (at most 5 characters: "yes", "Algo") or a bare version ("0.17.1+librosa")
+--   bot_chore    housekeeping no reader follows: an item a bot wrote (dependency bumps, lockfile and pin updates,
+--                automated syncs), or a title that only pins CI actions to commits ("fix: pin 1 unpinned
+--                action(s)", "Pin GitHub Actions"), whoever opened it
 --   quick_close  a PR closed unmerged within 10 minutes of being opened, by its author when the
 --                closer is known (a mistaken or test PR; the sample's closers are unknown, so any closer);
 --                only a close before the window's end counts, so a day rebuilt later (when a close after
@@ -13,7 +16,8 @@ WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day, unnest(CAST($window_ends AS TIMESTAMPTZ[])) AS window_end
 ),
 items AS (
-    SELECT i.day, d.window_end, i.number, i.kind, i.title, i.author_login, i.created_at, i.closed_at, i.merged_at,
+    SELECT i.day, d.window_end, i.number, i.kind, i.title, i.author_login, coalesce(i.author_is_bot, false) AS bot,
+           i.created_at, i.closed_at, i.merged_at,
            trim(regexp_replace(coalesce(i.title, ''), '\[[^\]]*\]', ' ', 'g')) AS bare_title
     FROM core_items AS i JOIN days AS d USING (day)
     WHERE i.repo = $repo
@@ -26,9 +30,11 @@ closers AS (
     GROUP BY e.day, e.number
 ),
 flagged AS (
-    SELECT i.day, i.number, i.title, i.author_login, c.closer,
+    SELECT i.day, i.number, i.title, i.author_login, i.bot, c.closer,
            regexp_matches(i.bare_title, '(?i)^\s*(merge\s+(remote-tracking\s+)?branch\b.*|sync(ing)?\s+(with\s+|from\s+)?(upstream|main|master)\b.*|(custom|release|sync|upstream|rebase|fork)\s*[/_: -]\s*v?\d+(\.\d+)+\S*)\s*$')
                AS fork_sync,
+           i.bot OR regexp_matches(i.bare_title, '(?i)^\W*(\w+(\([^)]*\))?!?\s*:\s*)?pin(ning|s)?\s+(all\s+|\d+\s+)?(unpinned\s+)?(github\s+)?actions?(\(s\))?(\s+(to|by)\s+(commit\s+)?(sha|hash|digest)s?)?\W*$')
+               AS bot_chore,
            list_filter(string_split_regex(i.bare_title, '\s+'), lambda w: regexp_matches(w, '\pL')) AS words,
            i.kind = 'pr' AND i.merged_at IS NULL AND i.closed_at IS NOT NULL AND i.closed_at < i.window_end
                AND i.closed_at - i.created_at <= INTERVAL 10 MINUTE
@@ -42,9 +48,11 @@ judged AS (
     FROM flagged
 )
 SELECT $repo AS repo, day, number,
-       CASE WHEN fork_sync THEN 'fork_sync' WHEN empty_title THEN 'empty_title' ELSE 'quick_close' END AS reason,
-       CASE WHEN fork_sync OR empty_title THEN 'title:"' || left(title, 60) || '"'
+       CASE WHEN fork_sync THEN 'fork_sync' WHEN empty_title THEN 'empty_title' WHEN bot_chore THEN 'bot_chore'
+            ELSE 'quick_close' END AS reason,
+       CASE WHEN fork_sync OR empty_title OR (bot_chore AND NOT bot) THEN 'title:"' || left(title, 60) || '"'
+            WHEN bot_chore THEN 'author:"' || coalesce(author_login, '') || '" (a bot)'
             ELSE 'closed unmerged after ' || minutes_open || ' min by ' || coalesce(closer, 'an unknown closer')
        END AS evidence
 FROM judged
-WHERE fork_sync OR empty_title OR quick_close
+WHERE fork_sync OR empty_title OR bot_chore OR quick_close

@@ -1,8 +1,11 @@
 -- mart_activity_daily: one row per day of how the community worked: who took part, how fast PRs merged
 -- and new items got a first answer, stale clean-up and bot activity.
---   contributors            distinct non-bot actors of the window's events (open, close, merge, comment, review)
+--   contributors            distinct people among the actors of the window's events (open, close, merge, comment,
+--                           review): not bots, and not a deleted account (no user, or GitHub's stand-in `ghost`,
+--                           which stands for any number of accounts)
 --   first_time_contributors distinct non-bot authors of items opened in the window whose author_association is
---                           FIRST_TIME_CONTRIBUTOR, FIRST_TIMER or NONE; NULL (first_time_basis = 'unknown')
+--                           FIRST_TIME_CONTRIBUTOR or FIRST_TIMER (GitHub's NONE means "no association", not a
+--                           first contribution); NULL (first_time_basis = 'unknown')
 --                           when the source gives no association for any of them, rather than a false 0
 --   merge_rate              merged / (merged + closed without merge), PRs of the window
 --   *_hours_to_merge        median / p90 of merged_at - created_at over PRs merged in the window
@@ -43,8 +46,8 @@ first_response AS (
 ),
 ev AS (
     SELECT day,
-           count(DISTINCT actor_login) FILTER (WHERE actor_login IS NOT NULL AND NOT coalesce(actor_is_bot, false))
-               AS contributors,
+           count(DISTINCT actor_login) FILTER (WHERE actor_login IS NOT NULL AND lower(actor_login) <> 'ghost'
+                                                 AND NOT coalesce(actor_is_bot, false)) AS contributors,
            count(DISTINCT actor_login) FILTER (WHERE coalesce(actor_is_bot, false)) AS bot_accounts,
            count(*) FILTER (WHERE coalesce(actor_is_bot, false)) AS bot_events
     FROM events GROUP BY day
@@ -54,7 +57,7 @@ op AS (
            count(DISTINCT author_login) FILTER (WHERE kind = 'issue' AND NOT bot) AS issue_authors,
            count(DISTINCT author_login) FILTER (WHERE kind = 'pr' AND NOT bot) AS pr_authors,
            count(DISTINCT author_login) FILTER (
-               WHERE NOT bot AND upper(author_association) IN ('FIRST_TIME_CONTRIBUTOR', 'FIRST_TIMER', 'NONE')
+               WHERE NOT bot AND upper(author_association) IN ('FIRST_TIME_CONTRIBUTOR', 'FIRST_TIMER')
            ) AS first_timers,
            count(*) FILTER (WHERE author_association IS NOT NULL) AS association_known,
            count(*) AS items_opened

@@ -5,9 +5,13 @@
 -- body > author). Theme: the first theme in file order whose tag, label or title regex matches (the body is
 -- left out because words like "fix" or "test" are everywhere in bodies); otherwise the default theme.
 -- is_vendor_employee: the author's profile (core_people: company and bio, from GET /users/{login}) matches an
--- employee_profiles pattern, the login is in employee_logins, or (a taxonomy that still has them) the login
--- matches an employee_authors pattern; author_profile_known says whether the author's profile was fetched,
--- so a report can tell "not an employee" from "not known".
+-- employee_profiles pattern, or the login is in employee_logins. A login convention (an `authors` pattern such
+-- as '-amd', or a taxonomy's old employee_authors) is never an employer: it is kept apart as author_login_rule.
+-- author_profile_known says whether the author's profile was fetched; author_employer_known whether anything
+-- names the author's employer (a vendor match, or a profile whose company field is filled in), so a report can
+-- tell "not an employee" from "not known": a fetched profile with no company says nothing of an employer.
+-- author_login_rule: the focus area's login pattern the author's login matches (its `authors`, without the
+-- case flag), for a count of "authors with such logins", which is what it is and nothing more.
 -- Junk (int_item_junk: fork syncs, empty titles, PRs closed by their author within minutes) is left out.
 -- demoted: why an item is kept off the focus section's list (null = listed; the section counts the rest in
 -- one line), because the vendor area is not its subject or it carries no news:
@@ -85,19 +89,15 @@ focus_names AS (
 ),
 profiles AS (
     -- the profiles fetched for the days' people: company and bio, what an employer is read from
-    SELECT day, lower(login) AS login, concat_ws(' ', company, bio) AS profile_text
+    SELECT day, lower(login) AS login, concat_ws(' ', company, bio) AS profile_text,
+           nullif(trim(coalesce(company, '')), '') IS NOT NULL AS has_company
     FROM core_people WHERE repo = $repo AND day IN (SELECT day FROM days) AND has_profile
 ),
 employees AS (
     SELECT m.day, m.number, m.focus_id, min(e.rule) AS employee_rule
     FROM members AS m
     JOIN (
-        SELECT h.day, h.number, h.owner_id AS focus_id, 'author pattern:' || r.pattern AS rule
-        FROM text_hits AS h
-        JOIN rules AS r ON r.day = h.day AND r.ord = h.rule_ord AND r.kind = 'employee_author'
-        WHERE h.scope = 'focus' AND h.field = 'author'
-        UNION ALL
-        SELECT i.day, i.number, r.owner_id, 'profile:' || r.pattern
+        SELECT i.day, i.number, r.owner_id AS focus_id, 'profile:' || r.pattern AS rule
         FROM items AS i
         JOIN profiles AS p ON p.day = i.day AND p.login = lower(i.author_login)
         JOIN rules AS r ON r.day = i.day AND r.scope = 'focus' AND r.kind = 'employee_profile'
@@ -109,6 +109,14 @@ employees AS (
                        AND r.value = lower(i.author_login)
     ) AS e ON e.day = m.day AND e.number = m.number AND e.focus_id = m.focus_id
     GROUP BY m.day, m.number, m.focus_id
+),
+login_rules AS (
+    -- the login patterns (authors, or an old taxonomy's employee_authors) the author's login matches
+    SELECT h.day, h.number, h.owner_id AS focus_id, min(regexp_replace(r.pattern, '^\(\?i\)', '')) AS login_rule
+    FROM text_hits AS h
+    JOIN rules AS r ON r.day = h.day AND r.ord = h.rule_ord AND r.kind IN ('author', 'employee_author')
+    WHERE h.scope = 'focus' AND h.field = 'author'
+    GROUP BY h.day, h.number, h.owner_id
 ),
 title_names_area AS (
     -- the area's own keyword regex over the title cut at identifier joints (a lower-case letter or a digit
@@ -139,6 +147,8 @@ SELECT $repo AS repo, m.day, m.focus_id, f.vendor, m.number, i.kind, i.title,
        coalesce(t.theme_rule, CASE WHEN d.theme_id IS NOT NULL THEN 'default' END) AS theme_rule,
        e.employee_rule IS NOT NULL AS is_vendor_employee, e.employee_rule,
        e.employee_rule IS NOT NULL OR pk.login IS NOT NULL AS author_profile_known,
+       e.employee_rule IS NOT NULL OR coalesce(pk.has_company, false) AS author_employer_known,
+       lr.login_rule AS author_login_rule,
        h.hotness, f.taxonomy_version,
        CASE WHEN list_bool_and(list_transform(m.matched_rules, lambda r: starts_with(r, 'label:')))
                  AND len(coalesce(i.labels, [])) >= 3 THEN 'label_spam'
@@ -164,4 +174,5 @@ LEFT JOIN sets AS s ON s.day = m.day AND s.number = m.number
 LEFT JOIN title_names_area AS tn_area ON tn_area.day = m.day AND tn_area.number = m.number
                                      AND tn_area.focus_id = m.focus_id
 LEFT JOIN profiles AS pk ON pk.day = m.day AND pk.login = lower(i.author_login)
+LEFT JOIN login_rules AS lr ON lr.day = m.day AND lr.number = m.number AND lr.focus_id = m.focus_id
 LEFT JOIN mart_item_hotness AS h ON h.repo = $repo AND h.day = m.day AND h.number = m.number

@@ -7,6 +7,9 @@
 --   maintainer_response      today's first comment by a maintainer (OWNER, MEMBER or COLLABORATOR, not a bot, not
 --                            its author) when no earlier day the warehouse holds has one (core_comments)
 --   comment_burst            at least $burst_comments non-bot comments today (core_comments)
+-- Left out: the day's junk (int_item_junk), and the items this day's focus section lists (mart_section_picks,
+-- section 'focus', built just before for the batch's days): the report shows an item once a day, and the
+-- focus section already says what became of it.
 -- first_reported is the earliest day that featured it, first_section the section it was featured in that day.
 -- Only earlier days' picks are read, never this day's: rebuilding a day changes the follow-ups of later days
 -- only. Earlier days outside the batch are read from mart_section_picks as the warehouse holds them.
@@ -112,3 +115,7 @@ JOIN moved AS m ON m.day = e.day AND m.number = e.number
 LEFT JOIN linked AS l ON l.day = e.day AND l.number = e.number
 LEFT JOIN responses AS r ON r.day = e.day AND r.number = e.number
 LEFT JOIN bursts AS b ON b.day = e.day AND b.number = e.number
+WHERE (e.day, e.number) NOT IN (SELECT (day, number) FROM int_item_junk
+                                WHERE repo = $repo AND day IN (SELECT day FROM days))
+  AND (e.day, e.number) NOT IN (SELECT (day, number) FROM mart_section_picks
+                                WHERE repo = $repo AND day IN (SELECT day FROM days) AND section = 'focus')

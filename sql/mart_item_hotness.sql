@@ -12,6 +12,14 @@
 --         + 2 if opened in the window + 1 if closed or merged in the window
 -- (a person joining a thread weighs more than one more message from those already in it.)
 -- hotness_rank: 1 = hottest; ties broken by comments, then the newer item.
+-- discussed: a real discussion in the window, the one rule the 💬 section lists by (mart_section_picks reads it):
+--   discussion_comments  issue and review comments written in the window by people: not bots, not a deleted
+--                        account (no user, or GitHub's stand-in `ghost`); reviews do not count, a verdict
+--                        is not a conversation (a reviewer's remarks in the code arrive as review comments)
+--   discussion_people    distinct authors of those comments, the item's own author included
+--   discussed            the source holds the item's comment rows (comments_basis = 'window') and at least
+--                        $discussion_min_comments comments from at least $discussion_min_people people: a source
+--                        without threads (the embedded sample) never has one, since a total says nothing of who
 WITH items AS (
     SELECT * FROM core_items WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
 ),
@@ -30,8 +38,14 @@ cm AS (
                               AND NOT coalesce(author_is_bot, false)) AS human_comments,
            count(*) FILTER (WHERE comment_kind = 'review' AND NOT coalesce(author_is_bot, false)) AS reviews,
            count(DISTINCT author_login) FILTER (WHERE NOT coalesce(author_is_bot, false)) AS participants,
-           coalesce(sum(reactions_total) FILTER (WHERE NOT coalesce(author_is_bot, false)), 0) AS reactions
-    FROM core_comments WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+           coalesce(sum(reactions_total) FILTER (WHERE NOT coalesce(author_is_bot, false)), 0) AS reactions,
+           count(*) FILTER (WHERE comment_kind IN ('issue_comment', 'review_comment') AND person)
+               AS discussion_comments,
+           count(DISTINCT lower(author_login)) FILTER (WHERE comment_kind IN ('issue_comment', 'review_comment')
+                                                       AND person) AS discussion_people
+    FROM (SELECT *, NOT coalesce(author_is_bot, false) AND author_login IS NOT NULL
+                    AND lower(author_login) <> 'ghost' AS person
+          FROM core_comments) WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
     GROUP BY day, number
 ),
 parts AS (
@@ -41,6 +55,8 @@ parts AS (
            CASE WHEN coalesce(cm.comment_rows, 0) > 0 THEN 'window' ELSE 'total' END AS comments_basis,
            coalesce(cm.comment_rows, 0) AS comment_rows,
            coalesce(cm.participants, 0) AS participants,
+           coalesce(cm.discussion_comments, 0) AS discussion_comments,
+           coalesce(cm.discussion_people, 0) AS discussion_people,
            coalesce(cm.reviews, 0) AS reviews,
            coalesce(cm.reactions, 0)
                + CASE WHEN coalesce(ev.opened, false) THEN coalesce(i.reactions_total, 0) ELSE 0 END AS reactions,
@@ -67,6 +83,10 @@ SELECT $repo AS repo, day, number, kind, title, author_login,
        comments_points, participants_points, reviews_points, reactions_points, opened_points, closed_points,
        comments_points + participants_points + reviews_points + reactions_points + opened_points + closed_points
            AS hotness,
+       comments_basis = 'window' AND discussion_comments >= CAST($discussion_min_comments AS INTEGER)
+           AND discussion_people >= CAST($discussion_min_people AS INTEGER) AS discussed,
+       CAST(discussion_comments AS INTEGER) AS discussion_comments,
+       CAST(discussion_people AS INTEGER) AS discussion_people,
        CAST(row_number() OVER (PARTITION BY day ORDER BY comments_points + participants_points + reviews_points
                                         + reactions_points + opened_points + closed_points DESC,
                                         comments DESC, number DESC) AS INTEGER) AS hotness_rank

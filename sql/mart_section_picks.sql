@@ -4,7 +4,9 @@
 -- report's items:
 --   key_changes  mart_key_changes     the fitted model's selected rows, by key_rank   score key_score
 --   notable      mart_notable_issues  the fitted model's selected rows, by notable_rank score notable_score
---   discussions  mart_item_hotness    first $hot_limit by hotness_rank (hotness > 0, junk left out) score hotness
+--   discussions  mart_item_hotness    first $hot_limit by hotness_rank among the items with a real discussion
+--                                     (discussed: 2+ comments from 2+ people in the window; junk left out);
+--                                     score hotness. The one home of this cut: report_hotness reads these rows
 --   topics       mart_topic_daily     the topics the report lists (listed), each with the threads
 --                                     report_topic_members lists (shown_threads); score the thread's points
 --   focus        mart_focus_items     every listed item (demoted is null), in the section's order: the largest
@@ -26,7 +28,7 @@ notable AS (
 discussions AS (
     SELECT day, number, 'discussions' AS section, hotness AS score, CAST(NULL AS VARCHAR) AS detail,
            row_number() OVER (PARTITION BY day ORDER BY hotness_rank, number DESC) AS pick_rank
-    FROM mart_item_hotness WHERE repo = $repo AND day IN (SELECT day FROM days) AND hotness > 0
+    FROM mart_item_hotness WHERE repo = $repo AND day IN (SELECT day FROM days) AND hotness > 0 AND discussed
       AND (day, number) NOT IN (SELECT (day, number) FROM int_item_junk
                                 WHERE repo = $repo AND day IN (SELECT day FROM days))
     QUALIFY pick_rank <= $hot_limit

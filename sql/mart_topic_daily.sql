@@ -134,6 +134,9 @@ points AS (
         GROUP BY day, number
     ) AS tg ON tg.day = p.day AND tg.number = p.number
     WHERE p.is_primary
+      -- junk (int_item_junk) still counts in the topic's items, but tells no story: it heads no thread
+      AND (p.day, p.number) NOT IN (SELECT (day, number) FROM int_item_junk
+                                    WHERE repo = $repo AND day IN (SELECT day FROM days))
 ),
 scored AS (
     SELECT day, number, topic_id, kind, thread_head, list_filter(all_parts, lambda x: x IS NOT NULL) AS parts

@@ -1,10 +1,9 @@
--- report_hotness: each day's hottest items with the stored parts of their score, hottest first: the first
--- $hot_limit are the hot discussions, the first $parts_limit the hotness chart. Junk (int_item_junk) is left out.
-SELECT day, number, hotness, comments_points, participants_points, reviews_points,
-       reactions_points, opened_points, closed_points
-FROM mart_item_hotness
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND hotness > 0
-  AND (day, number) NOT IN (SELECT (day, number) FROM int_item_junk
-                            WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))))
-QUALIFY row_number() OVER (PARTITION BY day ORDER BY hotness_rank, number DESC) <= greatest($hot_limit, $parts_limit)
-ORDER BY day, hotness_rank, number DESC
+-- report_hotness: each day's hot discussions, as mart_section_picks chose them (the one home of the rule: a real
+-- discussion in the window, junk left out, the first $hot_limit by hotness), in their order, with the stored parts
+-- of their score (the section's chart) and the size of their discussion.
+SELECT p.day, p.number, h.hotness, h.comments_points, h.participants_points, h.reviews_points,
+       h.reactions_points, h.opened_points, h.closed_points, h.discussion_comments, h.discussion_people
+FROM mart_section_picks AS p
+JOIN mart_item_hotness AS h ON h.repo = p.repo AND h.day = p.day AND h.number = p.number
+WHERE p.repo = $repo AND p.day IN (SELECT unnest(CAST($days AS DATE[]))) AND p.section = 'discussions'
+ORDER BY p.day, p.pick_rank

@@ -1,6 +1,26 @@
 -- report_key_changes: each day's key changes the fitted model selected (mart_key_changes.selected), in rank order,
--- with the score's parts that explain the choice.
-SELECT day, number, change_status, topics, score_parts, key_score AS score, key_probability AS probability
-FROM mart_key_changes
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND selected
-ORDER BY day, key_rank, number DESC
+-- with the score's parts that explain the choice and the display names (ref_taxonomy_rules) of its first 3
+-- topics, which the report prints instead of their keys.
+WITH picked AS (
+    SELECT day, number, change_status, topics, score_parts,
+           key_score AS score, key_probability AS probability, key_rank AS rank
+    FROM mart_key_changes
+    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND selected
+),
+topic_names AS (
+    SELECT DISTINCT day, owner_id AS topic_id, name_zh, name_en FROM ref_taxonomy_rules
+    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND scope = 'topic'
+),
+listed AS (
+    SELECT day, number, 'topics' AS list, unnest(topics[1:3]) AS topic_id,
+           generate_subscripts(topics[1:3], 1) AS pos FROM picked
+),
+named AS (
+    SELECT l.day, l.number, l.list, l.pos, t.name_zh, t.name_en
+    FROM listed AS l JOIN topic_names AS t ON t.day = l.day AND t.topic_id = l.topic_id
+)
+SELECT p.day, p.number, p.change_status, p.topics, p.score_parts, p.score, p.probability,
+       coalesce((SELECT list(struct_pack(zh := n.name_zh, en := n.name_en) ORDER BY n.pos) FROM named AS n
+                 WHERE n.day = p.day AND n.number = p.number AND n.list = 'topics'), []) AS topics_names
+FROM picked AS p
+ORDER BY p.day, p.rank, p.number DESC

@@ -136,6 +136,10 @@ CREATE TABLE IF NOT EXISTS mart_item_hotness (
     hotness DOUBLE,                     -- the sum of the points
     hotness_rank INTEGER                -- 1 = the day's hottest; ties go to more comments, then the newer item
 );
+-- what the 💬 section lists by: a real discussion in the window (mart_item_hotness.sql)
+ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussed BOOLEAN;       -- >= 2 comments from >= 2 people
+ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussion_comments INTEGER; -- people's comments in the window
+ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussion_people INTEGER;   -- distinct people among them
 
 -- mart_focus_items: items of a vendor focus area, the rule that matched, the theme and employee flag.
 CREATE TABLE IF NOT EXISTS mart_focus_items (
@@ -156,7 +160,7 @@ CREATE TABLE IF NOT EXISTS mart_focus_items (
     theme_en VARCHAR,                   -- the theme's name in English
     theme_rule VARCHAR,                 -- the evidence that chose the theme, or default
     is_vendor_employee BOOLEAN,         -- whether the author is tagged a vendor employee
-    employee_rule VARCHAR,              -- the profile pattern, login or author pattern that tagged the author (null if not)
+    employee_rule VARCHAR,              -- the profile pattern or login that tagged the author (null if not)
     hotness DOUBLE,                     -- the item's hotness (mart_item_hotness)
     taxonomy_version INTEGER,           -- the taxonomy version that matched
     demoted VARCHAR,                    -- why it is kept off the focus list (null = listed): label_spam (only a
@@ -166,6 +170,11 @@ CREATE TABLE IF NOT EXISTS mart_focus_items (
 );
 -- a warehouse created before profiles were read gets the column (its old rows hold NULL until rebuilt)
 ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_profile_known BOOLEAN;
+-- whether anything names the author's employer (a vendor match, or a profile's company field): a profile without
+-- a company says nothing, so the report prints "unknown" for it, not "not an employee"
+ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_employer_known BOOLEAN;
+-- the focus area's login pattern the author's login matches ('-amd'): a naming convention, never an employer
+ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_login_rule VARCHAR;
 
 -- int_item_areas: the code areas each PR's changed files land in (taxonomy [[area]] path prefixes).
 CREATE TABLE IF NOT EXISTS int_item_areas (
@@ -353,13 +362,13 @@ ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS notable_probability DOU
 ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS selected BOOLEAN;
 ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS ci_failure BOOLEAN;
 
--- int_item_junk: the day's items with no news (fork syncs, empty titles, PRs closed within minutes by their
--- author), which the focus, key-change, notable and discussion sections leave out.
+-- int_item_junk: the day's items with no news (fork syncs, empty titles, bot housekeeping, PRs closed within
+-- minutes by their author), which every analysis section leaves out.
 CREATE TABLE IF NOT EXISTS int_item_junk (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key)
     number INTEGER NOT NULL,            -- the issue or PR number
-    reason VARCHAR NOT NULL,            -- fork_sync, empty_title or quick_close
+    reason VARCHAR NOT NULL,            -- fork_sync, empty_title, bot_chore or quick_close
     evidence VARCHAR                    -- what showed it: the title, or the minutes open and who closed it
 );
 

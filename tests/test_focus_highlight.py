@@ -33,4 +33,4 @@ def test_a_focus_items_body_mentioning_the_highlight_is_counted(make_settings, t
     en = report_path(settings, DAY, "en.md").read_text(encoding="utf-8")
     focus = en.split("\n### 🎯", 1)[1].split("\n### ", 1)[0]
     assert "/issues/801)" in focus and "/issues/802)" in focus and "/issues/803)" not in focus
-    assert "; 1 concern Quark." in focus, focus
+    assert "; Quark is mentioned in 1 of them." in focus, focus

@@ -54,6 +54,12 @@ def featured(settings, day: str) -> set[int]:
     return {int(n) for _, n in NAMED.findall(text.split("\n---\n", 1)[1])}
 
 
+def in_focus(settings, day: str) -> set[int]:
+    """The items a day's 🎯 section lists: 🔁 does not repeat them that day."""
+    text = report_path(settings, day, "en.md").read_text(encoding="utf-8").split(APPENDIX, 1)[0]
+    return {int(n) for _, n in REF.findall(section(text, "### 🎯"))}
+
+
 def lists(settings, day: str) -> dict[str, list[int]]:
     return json.loads(report_path(settings, day, "json").read_text(encoding="utf-8"))["lists"]
 
@@ -72,7 +78,9 @@ def test_a_pr_featured_one_day_and_merged_two_days_later_is_followed_up_that_day
     for i, day in enumerate(days[:-2]):
         later = days[i + 2]
         moved_before = {n for d in days[: i + 2] for name in MOVED_SETS for n in lists(built, d)[name]}
-        for number in featured(built, day) & set(lists(built, later)["merged_prs"]) - moved_before:
+        # (an item the later day's 🎯 lists is not repeated in its 🔁)
+        repeated = moved_before | in_focus(built, later)
+        for number in featured(built, day) & set(lists(built, later)["merged_prs"]) - repeated:
             found.append((day, later, number))
     assert found, "the sample holds PRs featured one day and merged two days later"
     for day, later, number in found:
@@ -289,7 +297,7 @@ def test_the_follow_ups_list_the_strongest_few_and_count_the_rest(built):
             assert f"and {more} more items moved" in html.split("</section>", 1)[0]
             # every merge of an earlier featured item is among the lines, while there is room for them
             earlier = set().union(*(featured(built, d) for d in days[max(0, i - FOLLOW_UP_DAYS):i]))
-            merges = earlier & set(lists(built, day)["merged_prs"])
+            merges = earlier & set(lists(built, day)["merged_prs"]) - in_focus(built, day)
             listed = {int(REF.search(x).group(2)) for x in lines}
             assert merges and (merges <= listed if len(merges) <= FOLLOW_UPS_SHOWN else listed <= merges), day
             capped += 1
@@ -299,8 +307,9 @@ def test_the_follow_ups_list_the_strongest_few_and_count_the_rest(built):
 
 
 def test_a_day_sees_only_earlier_days_picks(built, tmp_path):
-    """mart_follow_ups of a day reads the picks of the days before it only: without the picks of that day
-    and the later ones it is the same; without an earlier day's picks, what only that day featured is gone."""
+    """mart_follow_ups of a day reads the picks of the days before it, and of its own day only what its focus
+    section lists (left out, not repeated): without the later days' picks and that day's other picks it is the
+    same; without an earlier day's picks, what only that day featured is gone."""
     days = days_between(FIRST, LAST)
     day, before = days[-1], days[-2]
     copy = tmp_path / "warehouse.duckdb"
@@ -311,7 +320,8 @@ def test_a_day_sees_only_earlier_days_picks(built, tmp_path):
         con.execute("SET TimeZone = 'UTC'")
         rows = con.execute(query, {"d": dt.date.fromisoformat(day)}).fetchall()
         assert rows
-        con.execute("DELETE FROM mart_section_picks WHERE day >= $d", {"d": dt.date.fromisoformat(day)})
+        con.execute("DELETE FROM mart_section_picks WHERE day > $d OR (day = $d AND section <> 'focus')",
+                    {"d": dt.date.fromisoformat(day)})
         build_analytics(con, built.repos[0], [window_for_day(day, built)], taxonomy, models=["mart_follow_ups"])
         assert con.execute(query, {"d": dt.date.fromisoformat(day)}).fetchall() == rows
         con.execute("DELETE FROM mart_section_picks WHERE day = $d", {"d": dt.date.fromisoformat(before)})
@@ -508,3 +518,31 @@ def test_building_a_sunday_rerenders_the_next_weeks_digest_to_the_one_run_bytes(
     materialize_weeks(one_run, before[0], after[0])
     fresh = report_path(one_run, "x", "json").parent / "weekly" / f"{after[0]}.en.md"
     assert digest.read_bytes() == fresh.read_bytes() != stale
+
+
+def test_a_follow_up_the_focus_section_shows_that_day_is_not_repeated(make_settings, tmp_path):
+    """🔁 leaves out what the day's 🎯 lists: a ROCm issue featured one day and closed the next is in the next
+    day's 🎯 (closed today), so 🔁 does not repeat it; an issue featured elsewhere is followed up as before."""
+    from conftest import write_sample
+
+    base = {"labels": [], "comments": 0, "state": "closed", "author_association": "MEMBER", "body": None,
+            "created_at": "2026-03-21T05:00:00Z", "updated_at": "2026-03-22T05:00:00Z",
+            "closed_at": "2026-03-22T05:00:00Z"}
+    items = [
+        {**base, "number": 961, "title": "[ROCm] Fused MoE hangs on MI355X with fp8 weights",
+         "user": {"login": "ann", "type": "User"}},
+        {**base, "number": 962, "title": "[Bug] The KV cache manager evicts pinned prefix blocks under load",
+         "user": {"login": "ben", "type": "User"}},
+    ]
+    api = "https://api.github.com/repos/vllm-project/vllm"
+    events = [{"id": 70 + n, "event": "closed", "created_at": "2026-03-22T05:00:00Z", "actor": {"login": "cyd"},
+               "commit_id": None, "issue": {"number": n, "url": f"{api}/issues/{n}"}} for n in (961, 962)]
+    root = write_sample(tmp_path / "sample", items, events=events, start="2026-03-19T00:00:00Z")
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(root))
+    first, later = "2026-03-21", "2026-03-22"
+    materialize(settings, first, later)
+    assert {961, 962} <= featured(settings, first) and 961 in in_focus(settings, first)
+    assert 961 in in_focus(settings, later)
+    follow = {int(n) for _, n in REF.findall(section(report_path(settings, later, "en.md").read_text(encoding="utf-8"),
+                                                      FOLLOW))}
+    assert follow == {962}, follow

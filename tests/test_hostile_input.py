@@ -39,9 +39,12 @@ def _write_sample(root):
         "user": {"login": "evil<b>", "type": "User"}, "created_at": "2026-03-22T06:00:00Z",
         "updated_at": "2026-03-22T06:00:00Z", "body": HOSTILE + " the comment says quite a lot here",
     }
+    # the author answers: two people make a discussion, so 💬 lists the item and prints both excerpts
+    reply = {**comment, "id": 2, "user": {"login": "m-amd", "type": "User"}, "created_at": "2026-03-22T07:00:00Z",
+             "updated_at": "2026-03-22T07:00:00Z", "body": "It still hangs after the update, on every run."}
     (folder / "issues.jsonl").write_text(json.dumps(issue) + "\n")
     (folder / "events.jsonl").write_text("")
-    (folder / "comments.jsonl").write_text(json.dumps(comment) + "\n")
+    (folder / "comments.jsonl").write_text(json.dumps(comment) + "\n" + json.dumps(reply) + "\n")
     (folder / "coverage.json").write_text(json.dumps({"start": "2026-03-20T00:00:00Z", "end": "2026-03-25T00:00:00Z"}))
 
 
@@ -145,6 +148,12 @@ def _write_bidi_sample(root):
          "user": {"login": _spoof("eve9"), "type": "User"}, "created_at": "2026-03-22T06:00:00Z",
          "updated_at": "2026-03-22T06:00:00Z", "body": _spoof("It also hangs here on the second attempt.")}
         for n, number in ((1, 910), (2, 911))
+    ] + [
+        # each author answers: two people make a discussion, so 💬 lists both items with their excerpts
+        {"id": 10 + n, "issue_url": f"https://api.github.com/repos/vllm-project/vllm/issues/{i['number']}",
+         "user": i["user"], "created_at": "2026-03-22T07:00:00Z", "updated_at": "2026-03-22T07:00:00Z",
+         "body": _spoof("Thanks, it hangs on the first warmup only.")}
+        for n, i in enumerate(issues)
     ]
     (folder / "issues.jsonl").write_text("".join(json.dumps(i) + "\n" for i in issues))
     (folder / "events.jsonl").write_text("")

@@ -72,13 +72,10 @@ def test_charts_hold_the_trailing_days(built):
     topics = text.split('id="chart-topics"', 1)[1].split("</figure>", 1)[0]
     assert Page(topics).count("polyline") == 5
     assert all(len(p.split()) == 3 for p in re.findall(r'<polyline points="([^"]+)"', topics))
+    # the hotness chart shows the parts of the listed discussions' scores: the sample has no comment threads,
+    # so 💬 lists none and the chart says so (tests/test_discussion_cut.py draws one on a day with threads)
     hotness = text.split('id="chart-hotness"', 1)[1].split("</figure>", 1)[0]
-    assert Page(hotness).hrefs("item")[:3] == [
-        "https://github.com/vllm-project/vllm/issues/26897",
-        "https://github.com/vllm-project/vllm/issues/36155",
-        "https://github.com/vllm-project/vllm/issues/29138",
-    ]
-    assert Page(hotness).count("rect") > 5
+    assert Page(hotness).hrefs("item") == [] and "No hotness data for this window." in hotness
 
 
 def test_empty_day_charts_say_no_data(built):

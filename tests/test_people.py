@@ -78,10 +78,12 @@ def test_profiles_are_asked_once_per_login_refreshed_monthly_and_counted(make_se
     en = report_path(settings, NEXT, "en.md").read_text(encoding="utf-8")
     zh = report_path(settings, NEXT, "zh.md").read_text(encoding="utf-8")
     # the focus list's 11 items: 9 by AndreasKaratzas and 1 by ChuanLi1101 (AMD profiles), 1 by laudney
-    assert "11 items concern AMD/ROCm, 10 of them by AMD employees." in en
-    assert "AMD/ROCm 相关条目 11 项，其中 AMD 员工提交 10 项。" in zh
+    # laudney's profile names another company: known, and not an employee
+    assert ("11 items concern AMD/ROCm; by their authors' GitHub profiles, 10 are by AMD employees, 1 by people of"
+            " other employers, and for 0 the employer is not known.") in en
+    assert "AMD/ROCm 相关条目 11 项；据作者的 GitHub 账号资料，AMD 员工提交 10 项，其他公司人员提交 1 项，另有 0 项作者的雇主未知。" in zh
     assert "(AndreasKaratzas (AMD employee) · merged)" in en and "(laudney · open)" in en
-    assert "; 10 by AMD employees; 6 merged;" in en
+    assert "; by GitHub profiles, 10 by AMD employees, 1 by people of other employers, employer not known for 0;" in en
 
 
 def test_without_profiles_the_employee_count_is_not_known_rather_than_zero(make_settings):
@@ -89,7 +91,7 @@ def test_without_profiles_the_employee_count_is_not_known_rather_than_zero(make_
     materialize(settings, NEXT)
     en = report_path(settings, NEXT, "en.md").read_text(encoding="utf-8")
     assert "0 of them by AMD employees" not in en and "0 by AMD employees" not in en
-    assert "whether their authors work for AMD is not known (no GitHub profiles were fetched)." in en
+    assert "whether their authors work for AMD is not known (no GitHub profile names an employer)." in en
 
 
 def test_a_damaged_cache_file_is_named_with_its_line_and_nothing_is_overwritten(tmp_path):
@@ -133,7 +135,8 @@ def test_an_item_author_who_did_nothing_in_the_window_keeps_their_profile(make_s
                              "WHERE day = DATE '2026-03-21' AND login = 'lcskrishna'").fetchall()
         employee = con.execute("SELECT is_vendor_employee, employee_rule FROM mart_focus_items "
                                "WHERE day = DATE '2026-03-21' AND number = 34692").fetchall()
-        took_part = con.execute("SELECT count(DISTINCT actor_login) FILTER (WHERE NOT coalesce(actor_is_bot, false)) "
+        took_part = con.execute("SELECT count(DISTINCT actor_login) FILTER (WHERE NOT coalesce(actor_is_bot, false) "
+                                "AND lower(actor_login) <> 'ghost') "
                                 "FROM core_events WHERE day = DATE '2026-03-21'").fetchone()[0]
         inactive = con.execute("SELECT count(*) FROM core_people WHERE day = DATE '2026-03-21' "
                                "AND NOT active AND prs_opened + issues_opened + comments + reviews > 0").fetchone()[0]
@@ -143,7 +146,9 @@ def test_an_item_author_who_did_nothing_in_the_window_keeps_their_profile(make_s
     assert inactive == 0
     en = report_path(settings, DAY, "en.md").read_text(encoding="utf-8")
     # 12 listed: the 13th, a label-only issue closed that day, is in the section's tail (demoted off_title)
-    assert "12 items concern AMD/ROCm, 1 of them by AMD employees." in en
+    # the other authors have no profile: their employer is unknown, not "not AMD"
+    assert ("12 items concern AMD/ROCm; by their authors' GitHub profiles, 1 are by AMD employees, 0 by people of"
+            " other employers, and for 11 the employer is not known.") in en
     assert "(lcskrishna (AMD employee) · merged)" in en
     # the people count is of those who took part, not of every author of the day's items
     assert f"; {took_part} non-bot people took part." in en

@@ -22,8 +22,8 @@ def test_sections_follow_the_marts(make_settings):
     focus = {int(n) for n in REF.findall(_section(text, "### 🎯"))}
     assert {37800, 37826, 37833, 37838, 37835, 37780, 37723, 37717} <= focus
 
-    hot = [int(n) for n in REF.findall(_section(text, "### 💬"))]
-    assert hot == [26897, 36155, 29138]
+    # the sample has no comment threads: no discussion can be told from a lone comment, so none is listed
+    assert REF.findall(_section(text, "### 💬")) == []
 
     with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
         ranked = [n for (n,) in con.execute(

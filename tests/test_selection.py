@@ -5,6 +5,7 @@ source without threads knows, and the HTML and facts packs show why each item wa
 from __future__ import annotations
 
 import dataclasses
+import html as html_lib
 import datetime as dt
 import json
 import re
@@ -15,6 +16,7 @@ import pytest
 from conftest import materialize, report_path, settings_at
 from test_analytics import REPO, base_warehouse, windows
 from vllm_digest.analytics import build_analytics, build_taxonomy_rules
+from vllm_digest.i18n import load_catalog
 from vllm_digest.narrative.facts import facts_packs
 from vllm_digest.partitions import windows_for_keys
 from vllm_digest.report.build import build_reports, featured_focus
@@ -237,17 +239,22 @@ def reported(tmp_path_factory):
     return settings
 
 
-def test_discussions_on_a_source_without_threads_say_only_the_total(reported):
-    for lang, total, never in (("en", "comments in total", "participants this window"),
-                               ("zh", "条评论（此数据源没有评论内容）", "位参与者")):
+def test_discussions_on_a_source_without_threads_say_so_once_and_list_nothing(reported):
+    """The sample has no comment threads: a total cannot tell a discussion from one comment, so 💬 says so in
+    one line and lists no item (it listed the three with the largest totals, each line saying "no threads")."""
+    for lang in ("en", "zh"):
         md = report_path(reported, DAY, f"{lang}.md").read_text(encoding="utf-8")
         part = md.split("💬", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
-        assert part.count(total) == 3, lang  # the three hot discussions
-        assert never not in part, lang
+        body = [line for line in part.splitlines()[1:] if line.strip()]
+        assert body == [load_catalog(lang)("discussions.no_threads")], (lang, body)
+        assert not re.search(r"\[(PR|Issue) #\d+\]", part), lang
 
 
 def test_the_html_shows_why_each_key_change_was_chosen(reported):
+    """Each key change's "why chosen" shows the model's base and every part of its score in plain words, and
+    they add up to the score; no raw feature name reaches the reader."""
     weights = load_selection_weights()
+    t = load_catalog("en")
     with WarehouseResource(path=str(reported.warehouse_path)).connect(read_only=True) as con:
         rows = con.execute("SELECT number, key_score, key_probability, score_parts FROM mart_key_changes "
                            "WHERE day = $d AND selected ORDER BY key_rank", {"d": DAY}).fetchall()
@@ -256,11 +263,18 @@ def test_the_html_shows_why_each_key_change_was_chosen(reported):
     section = html.split('id="key-changes"', 1)[1].split("<section", 1)[0]
     blocks = re.findall(r'<details class="why"><summary>(.*?)</summary>\s*<ul>(.*?)</ul>', section, re.S)
     assert len(blocks) == len(rows)
+    bias = weights.models["key_changes"].bias
     for (number, score, probability, parts), (summary, items) in zip(rows, blocks):
-        assert summary == f"Why chosen: score {score:+.2f}, p = {probability:.2f}"
-        lines = re.findall(r"<li>(.*?)</li>", items)
-        assert lines == [f"{p['feature']} = {p['value']:g} × {p['weight']:+.2f} → {p['points']:+.2f}"
-                         for p in parts]
+        assert summary == t("why.summary", score=score, probability=probability)
+        lines = [html_lib.unescape(x) for x in re.findall(r"<li>(.*?)</li>", items)]
+        assert lines[0] == t("why.base", points=bias)
+        assert lines[1:] == [t("why.part_flag" if p["value"] == 1 else "why.part",
+                               feature=t(f"why.feature.{p['feature']}"), value=p["value"], points=p["points"])
+                             for p in parts]
+        # the printed figures add up to the printed score (each rounded to 2 places: within their rounding)
+        shown = [float(re.search(r"([+-]\d+\.\d\d)$", line).group(1)) for line in lines]
+        assert abs(sum(shown) - round(score, 2)) <= 0.005 * len(shown) + 1e-9, (number, lines, score)
+        assert not any(p["feature"] in line for p in parts for line in lines if "_" in p["feature"])
         assert f"/pull/{number}" in section
 
 

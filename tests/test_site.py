@@ -55,7 +55,8 @@ def test_feed_is_atom(site):
             assert target is not None and target.is_file(), link.get("href")
             assert target.name.endswith(f".{link.get('hreflang')}.html")
     content = Page(first.find(f"{ATOM}content").text)
-    assert content.hrefs()[0] == "https://github.com/vllm-project/vllm/issues/26897"
+    # the hottest discussions: the sample has no comment threads, so 💬 lists none and the entry names no item
+    assert content.hrefs() == []
 
 
 def test_site_files_are_readable_by_a_web_server(site):

@@ -13,10 +13,16 @@ SELECTION_LIMITS = {"hot_limit": 3, "topic_min": 3, "topic_limit": 5, "topic_thr
 FOLLOW_UP_DAYS = 14
 # non-bot comments in one window that count as a burst of discussion
 BURST_COMMENTS = 5
+# a real discussion, what the 💬 section asks of an item (mart_item_hotness.discussed): at least this many
+# comments in the window from at least this many people (no bots, no deleted accounts). One comment, or two
+# from the same person, is a note, not a discussion, and listing it would be worse than an empty section
+DISCUSSION_MIN_COMMENTS = 2
+DISCUSSION_MIN_PEOPLE = 2
 # the follow-ups a day's report lists, in mart_follow_ups' follow_rank (strongest move first); one line says
 # how many more moved. A busy day moves dozens of earlier items, and a follow-up is a reminder, not a list
 FOLLOW_UPS_SHOWN = 10
 
 
 def picks_params() -> dict:
-    return {**SELECTION_LIMITS, "follow_up_days": FOLLOW_UP_DAYS, "burst_comments": BURST_COMMENTS}
+    return {**SELECTION_LIMITS, "follow_up_days": FOLLOW_UP_DAYS, "burst_comments": BURST_COMMENTS,
+            "discussion_min_comments": DISCUSSION_MIN_COMMENTS, "discussion_min_people": DISCUSSION_MIN_PEOPLE}

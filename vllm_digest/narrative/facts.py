@@ -23,6 +23,7 @@ from vllm_digest.report.model import DayReport
 from vllm_digest.report.sections import (
     author_name,
     employees_known,
+    employer_tally,
     focus_tally,
     has_comment_threads,
     item_state,
@@ -133,6 +134,8 @@ def focus_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict
     counts = {"focus_items": tally["items"], "merged": tally["merged"]}
     if employees_known(focus):
         counts["by_vendor_employees"] = tally["by_vendor_employees"]
+        # what the profiles do not say stays unknown, never "not an employee"
+        counts["employer_unknown"] = employer_tally(focus)["unknown"]
     if focus_area.highlight:
         # the product the focus area counts on its own, and how many items mention it
         counts["highlight_related"] = tally["highlight"]
@@ -159,7 +162,9 @@ def discussions_facts(report: DayReport, data: DayData, focus_area: FocusArea) -
         extra: dict = {}
         if threads:
             digest = thread_digest(data, i)
-            extra["participants"] = len(digest.participants)
+            # the discussion's size as 💬 prints it (mart_item_hotness: people's comments and their authors)
+            extra["comments_in_window"] = i["discussion_comments"]
+            extra["participants"] = i["discussion_people"]
             extra["comment_excerpts"] = [{"author": e.login, "side": e.side, "text": e.text} for e in digest.excerpts]
             if digest.maintainers:
                 extra["maintainers"] = [author_name(m) for m in digest.maintainers]
@@ -185,6 +190,12 @@ def selection(item: dict) -> dict:
             "parts": {p["feature"]: round(p["points"], 2) for p in why["parts"]}}
 
 
+def _topic_list(item: dict, report: DayReport) -> str:
+    """An item's topics by their display names in the report's language (never their keys: the model would
+    repeat them to the reader)."""
+    return ", ".join(n[_names(report)] for n in item["reason"])
+
+
 def key_changes_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
     known = data.known_refs
     items = []
@@ -192,7 +203,7 @@ def key_changes_facts(report: DayReport, data: DayData, focus_area: FocusArea) -
         verdicts = review_verdicts(data, i["number"])
         extra = {key: [author_name(r) for r in verdicts[state]] for state, key in
                  (("APPROVED", "approved_by"), ("CHANGES_REQUESTED", "changes_requested_by")) if verdicts[state]}
-        items.append(_item(i, known, topics=i["reason"], status=i["status"],
+        items.append(_item(i, known, topics=_topic_list(i, report), status=i["status"],
                            selection=selection(i), **extra))
     return _pack(report, items=items)
 
@@ -216,7 +227,7 @@ def activity_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> d
 
 
 def notable_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
-    return _pack(report, items=[_item(i, data.known_refs, topics=i["reason"], selection=selection(i))
+    return _pack(report, items=[_item(i, data.known_refs, topics=_topic_list(i, report), selection=selection(i))
                                 for i in data.notable])
 
 

@@ -67,8 +67,10 @@ def focus_items(found: list[dict], items) -> list[dict]:
         theme=lambda r: r["theme_id"],
         theme_name=lambda r: {f: r[f"theme_{f}"] for f in NAME_FIELDS},
         vendor=lambda r: bool(r["is_vendor_employee"]),
-        # whether the author's employer is known at all: no profile fetched means "unknown", not "no"
-        profile_known=lambda r: bool(r.get("author_profile_known")),
+        # whether anything names the author's employer: no profile, or one without a company, means "unknown"
+        employer_known=lambda r: bool(r.get("author_employer_known")),
+        # the area's login pattern the author's login matches ('-amd'): a naming convention, not an employer
+        login_rule=lambda r: r.get("author_login_rule"),
         # the body, which the focus tally searches for the highlighted product (report_focus.sql reads it;
         # report_items.sql does not: no other section reads a body)
         body=lambda r: r.get("body"),
@@ -85,7 +87,10 @@ def demoted_counts(found: list[dict]) -> dict[str, int]:
 
 
 def hot_items(found: list[dict], items) -> list[dict]:
-    return _with_items(found[:LIMITS["hot_limit"]], items, score=lambda r: r["hotness"])
+    """The hot discussions mart_section_picks chose (report_hotness), with the size of each discussion."""
+    return _with_items(found[:LIMITS["hot_limit"]], items, score=lambda r: r["hotness"],
+                       discussion_comments=lambda r: int(r["discussion_comments"] or 0),
+                       discussion_people=lambda r: int(r["discussion_people"] or 0))
 
 
 def hotness_components(found: list[dict]) -> list[dict]:
@@ -145,23 +150,33 @@ def topic_history(found: list[dict], names: list[str]) -> dict[str, list[tuple[s
 
 
 def selection_why(r: dict) -> dict:
-    """Why the fitted selection model chose an item: its log-odds score, probability and the score's parts
-    (feature, value, weight, points = weight * value), largest first, as mart_key_changes / mart_notable_issues
-    stored them."""
+    """Why the fitted selection model chose an item: its log-odds score, probability, the model's base (its
+    intercept: what an item with no feature scores) and the score's parts (feature, value, weight, points =
+    weight * value), largest first, as mart_key_changes / mart_notable_issues stored them. The marts store
+    score = base + the sum of the parts, so the base is the score less the parts: the lines add up."""
+    parts = [{k: p[k] for k in ("feature", "value", "weight", "points")} for p in (r["score_parts"] or [])]
+    score = float(r["score"])
     return {
-        "score": float(r["score"]),
+        "score": score,
         "probability": float(r["probability"]),
-        "parts": [{k: p[k] for k in ("feature", "value", "weight", "points")} for p in (r["score_parts"] or [])],
+        "base": round(score - sum(float(p["points"]) for p in parts), 4),
+        "parts": parts,
     }
 
 
+def topic_names(found) -> list[dict]:
+    """A row's topics as their display names, per language (report_key_changes / report_notable join them from
+    the taxonomy's rules): the report never prints a topic's key."""
+    return [{f: n[f] for f in NAME_FIELDS} for n in (found or []) if all(n.get(f) for f in NAME_FIELDS)]
+
+
 def key_changes(found: list[dict], items) -> list[dict]:
-    return _with_items(found, items, reason=lambda r: ", ".join(r["topics"][:3]), status=lambda r: r["change_status"],
-                       why=selection_why)
+    return _with_items(found, items, reason=lambda r: topic_names(r["topics_names"]),
+                       status=lambda r: r["change_status"], why=selection_why)
 
 
 def notable(found: list[dict], items) -> list[dict]:
-    return _with_items(found, items, reason=lambda r: ", ".join((r["risk_topics"] or r["topics"])[:3]),
+    return _with_items(found, items, reason=lambda r: topic_names(r["risk_topics_names"] or r["topics_names"]),
                        why=selection_why)
 
 

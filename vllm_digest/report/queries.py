@@ -66,6 +66,8 @@ TABLES_READ = (
     "mart_focus_items", "mart_item_hotness", "mart_topic_daily", "mart_item_topics",
     "mart_key_changes", "mart_notable_issues", "mart_activity_daily", "int_item_junk", "int_item_areas",
     "mart_follow_ups",
+    # the hot discussions as mart_section_picks chose them; the topics' display names for 🛠️ and 💡
+    "mart_section_picks", "ref_taxonomy_rules",
 )
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from vllm_digest.analytics.picks import FOLLOW_UP_DAYS, FOLLOW_UPS_SHOWN
+from vllm_digest.analytics.picks import (DISCUSSION_MIN_COMMENTS, DISCUSSION_MIN_PEOPLE, FOLLOW_UP_DAYS,
+                                         FOLLOW_UPS_SHOWN)
 from vllm_digest.i18n import Catalog
 from vllm_digest.report.data import DayData
 from vllm_digest.report.gist import excerpt
@@ -83,14 +84,18 @@ def _parts(parts: str | list) -> tuple[Part, ...]:
 
 
 def why_lines(item: dict, t: Catalog) -> tuple[str, tuple[str, ...]]:
-    """The fitted selection model's reasons for an item (``item["why"]``, report/data.selection_why):
-    the summary line and one line per part of its score; empty for an item no model chose."""
+    """The fitted selection model's reasons for an item (``item["why"]``, report/data.selection_why): the
+    summary line, then the model's base and one line per part of its score, each feature in plain words (the
+    catalog's why.feature), so the lines add up to the score; empty for an item no model chose."""
     why = item.get("why")
     if not why:
         return "", ()
-    parts = tuple(t("why.part", feature=p["feature"], value=float(p["value"]), weight=float(p["weight"]),
-                    points=float(p["points"])) for p in why["parts"])
-    return t("why.summary", score=why["score"], probability=why["probability"]), parts
+    parts = tuple(
+        t("why.part_flag" if float(p["value"]) == 1 else "why.part", feature=t(f"why.feature.{p['feature']}"),
+          value=float(p["value"]), points=float(p["points"]))
+        for p in why["parts"])
+    return (t("why.summary", score=why["score"], probability=why["probability"]),
+            (t("why.base", points=float(why["base"])), *parts))
 
 
 # at most this many code areas in "touches: ..."
@@ -101,6 +106,12 @@ def touches(item: dict, w: Wording) -> str:
     """`` · touches: scheduler, models`` for a PR whose changed files were fetched, else ""."""
     areas = [a for a in (item.get(f"areas_{w.names}") or [])[:TOUCHES] if a]
     return f" · {w.t('item.touches', areas=w.t('language.list_sep').join(areas))}" if areas else ""
+
+
+def topic_line(item: dict, w: Wording) -> str:
+    """An item's topics (``item["reason"]``: report/data.topic_names) by the taxonomy's display names in this
+    language, never by their keys."""
+    return w.t("item.topic_sep").join(n[w.names] for n in item.get("reason") or [])
 
 
 def _entry(item: dict, w: Wording, meta: str | list, quotes=(), gist: str | None = None) -> Item:
@@ -176,7 +187,6 @@ def _name(names: dict, w: Wording, fallback: str) -> str:
 def _summary(data: DayData, w: Wording) -> _Body:
     t, area, c = w.t, w.focus, data.counts
     focus = data.focus
-    employees = sum(1 for i in focus if i["vendor"])
     known = employees_known(focus)
     topics = data.topics[:3]
     text = t("summary.counts", **c, merge_rate=_pct(data.activity["merge_rate"]))
@@ -187,16 +197,36 @@ def _summary(data: DayData, w: Wording) -> _Body:
         text += t("summary.topics", topics=listed)
     text += (
         t("summary.focus_none", focus=area.short) if not focus
-        else t("summary.focus", focus=area.short, items=len(focus), vendor=area.vendor, employees=employees) if known
+        else t("summary.focus", focus=area.short, items=len(focus), vendor=area.vendor, **employer_tally(focus))
+        if known
         else t("summary.focus_unknown", focus=area.short, items=len(focus), vendor=area.vendor)
     )
     return _Body(text)
 
 
 def employees_known(focus: list[dict]) -> bool:
-    """Whether any focus item's author is known to work, or not, for the vendor: with no profile fetched
-    (the sample, or github_people_requests = 0) "0 by employees" would be a guess, so it is not said."""
-    return any(i["vendor"] or i.get("profile_known") for i in focus)
+    """Whether any focus item's author has a known employer (a profile that names a company, or a vendor
+    match): with none (the sample, github_people_requests = 0, or profiles without a company) "0 by employees"
+    would be a guess, so it is not said. A login convention ('-amd') never makes an employer known."""
+    return any(i["vendor"] or i.get("employer_known") for i in focus)
+
+
+def employer_tally(focus: list[dict]) -> dict[str, int]:
+    """The focus items by what their authors' profiles say: by vendor employees, by people of another
+    employer, and by authors whose employer nothing names (no profile, or one without a company)."""
+    employees = sum(1 for i in focus if i["vendor"])
+    known = sum(1 for i in focus if i["vendor"] or i.get("employer_known"))
+    return {"employees": employees, "others": known - employees, "unknown": len(focus) - known}
+
+
+def login_conventions(focus: list[dict]) -> list[tuple[str, int]]:
+    """The focus area's login patterns ('-amd') its items' authors match, each with how many distinct authors
+    match it: a naming convention, reported as what it is and never as employment."""
+    authors: dict[str, set[str]] = {}
+    for i in focus:
+        if i.get("login_rule") and i.get("author_login"):
+            authors.setdefault(i["login_rule"], set()).add(i["author_login"].lower())
+    return sorted((pattern, len(found)) for pattern, found in authors.items())
 
 
 def focus_tally(focus: list[dict], highlight: str | None) -> dict[str, int]:
@@ -243,10 +273,12 @@ def _focus(data: DayData, w: Wording) -> _Body:
     parts = t("language.list_sep").join(t("focus.part", name=_name(names[th], w, th), count=counts[th]) for th in order)
     if employees_known(focus):
         tail = t("focus.tail", items=len(focus), focus=area.short, parts=parts, vendor=area.vendor,
-                 employees=tally["by_vendor_employees"], merged=tally["merged"])
+                 merged=tally["merged"], **employer_tally(focus))
     else:
         tail = t("focus.tail_unknown", items=len(focus), focus=area.short, parts=parts, vendor=area.vendor,
                  merged=tally["merged"])
+    for pattern, authors in login_conventions(focus):
+        tail += t("focus.login_rule", authors=authors, pattern=plain_inline(pattern, 40))
     if not area.highlight:
         tail += t("focus.tail_end")
     elif tally["highlight"]:
@@ -335,24 +367,27 @@ def side_quote(e: SideExcerpt, t: Catalog) -> Comment:
 
 
 def _discussions(data: DayData, w: Wording) -> _Body:
+    """The items people discussed in the window (mart_section_picks: at least DISCUSSION_MIN_COMMENTS comments
+    from DISCUSSION_MIN_PEOPLE people), hottest first. A source without comment threads cannot tell a discussion
+    from a monologue: one line says so and nothing is listed."""
     t = w.t
+    if not has_comment_threads(data):
+        return _Body(t("discussions.no_threads"))
     if not data.hot:
-        return _Body(t("discussions.none"))
+        return _Body(t("discussions.none", comments=DISCUSSION_MIN_COMMENTS, people=DISCUSSION_MIN_PEOPLE))
     entries = []
-    threads = has_comment_threads(data)
     for i in data.hot:
         digest = thread_digest(data, i)
-        # without threads only the total is known: no "0 participants", which would read as nobody
-        meta: list = [t("discussions.meta", comments=int(i["comments_total"] or 0),
-                        participants=len(digest.participants), state=state_label(i, t)) if threads
-                      else t("discussions.meta_total", comments=int(i["comments_total"] or 0), state=state_label(i, t))]
+        meta: list = [t("discussions.meta", comments=i["discussion_comments"], participants=i["discussion_people"],
+                        state=state_label(i, t))]
         if digest.maintainers:
             meta += [t("discussions.maintainers"), *_listed([(m, None) for m in digest.maintainers],
                                                             t("language.list_sep"), None)]
         if digest.first_response_hours is not None:
             meta.append(t("discussions.first_response", hours=f"{digest.first_response_hours:.1f}"))
         entries.append(_entry(i, w, meta, tuple(side_quote(e, t) for e in digest.excerpts)))
-    return _Body(t("discussions.lead"), (Group("", tuple(entries)),))
+    return _Body(t("discussions.lead", comments=DISCUSSION_MIN_COMMENTS, people=DISCUSSION_MIN_PEOPLE),
+                 (Group("", tuple(entries)),))
 
 
 def review_verdicts(data: DayData, number: int) -> dict[str, list[str]]:
@@ -440,7 +475,7 @@ def _key_changes(data: DayData, w: Wording) -> _Body:
         if i.get("additions") is not None:
             size = t("key_changes.size", additions=i["additions"], deletions=i["deletions"] or 0,
                      files=i["changed_files"] or 0)
-        reason = plain_inline(i.get("reason"), 120)
+        reason = plain_inline(topic_line(i, w), 120)
         meta = [f"{size}{t('key_changes.by')} ", Quote(author_name(i["author_login"])),
                 f" · {reason}" if reason else "", touches(i, w)]
         verdicts = review_verdicts(data, i["number"])
@@ -481,7 +516,8 @@ def _follow_ups(data: DayData, w: Wording) -> _Body:
                 Link(day, w.day_href(day, "md"), w.day_href(day, "html"))]
         entries.append(_entry(row, w, meta, gist=""))
     more = len(rows) - len(entries)
-    return _Body(t("follow_ups.lead", count=len(rows), days=FOLLOW_UP_DAYS), (Group("", tuple(entries)),),
+    return _Body(t("follow_ups.lead", count=len(rows), days=FOLLOW_UP_DAYS, focus=w.focus.short),
+                 (Group("", tuple(entries)),),
                  t("follow_ups.more_label") if more > 0 else "", t("follow_ups.more", count=more) if more > 0 else "")
 
 
@@ -541,7 +577,7 @@ def _notable(data: DayData, w: Wording) -> _Body:
     entries = []
     for i in data.notable:
         labels = _listed([(x, None) for x in i["labels"] or []], ",", None, 40) or [t("item.no_labels")]
-        reason = plain_inline(i.get("reason"), 120)
+        reason = plain_inline(topic_line(i, w), 120)
         meta = [*labels, t("notable.comments", comments=int(i["comments_total"] or 0)),
                 f" · {reason}" if reason else "", touches(i, w)]
         entries.append(_entry(i, w, meta))
