@@ -134,12 +134,15 @@ CREATE TABLE IF NOT EXISTS mart_item_hotness (
     opened_points DOUBLE,               -- 2 if opened in the window
     closed_points DOUBLE,               -- 1 if closed or merged in the window
     hotness DOUBLE,                     -- the sum of the points
-    hotness_rank INTEGER                -- 1 = the day's hottest; ties go to more comments, then the newer item
+    hotness_rank INTEGER,               -- 1 = the day's hottest; ties go to more comments, then the newer item
+    discussed BOOLEAN,                  -- a real discussion in the window: the 💬 section lists only these
+    discussion_comments INTEGER,        -- issue and review comments in the window by people (no bots, no deleted accounts)
+    discussion_people INTEGER           -- distinct people among those comments' authors, the item's author included
 );
--- what the 💬 section lists by: a real discussion in the window (mart_item_hotness.sql)
-ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussed BOOLEAN;       -- >= 2 comments from >= 2 people
-ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussion_comments INTEGER; -- people's comments in the window
-ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussion_people INTEGER;   -- distinct people among them
+-- a warehouse created before the 💬 rule gets the columns (its old rows hold NULL until rebuilt)
+ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussed BOOLEAN;
+ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussion_comments INTEGER;
+ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussion_people INTEGER;
 
 -- mart_focus_items: items of a vendor focus area, the rule that matched, the theme and employee flag.
 CREATE TABLE IF NOT EXISTS mart_focus_items (
@@ -166,7 +169,9 @@ CREATE TABLE IF NOT EXISTS mart_focus_items (
     demoted VARCHAR,                    -- why it is kept off the focus list (null = listed): label_spam (only a
                                         -- label, among many), body_mention (only the body), off_title (not new today, no
                                         -- area word in the title, only a label/body/login), stale or closed_unmerged
-    author_profile_known BOOLEAN        -- whether the author's employer is known (profile fetched, or tagged by a rule)
+    author_profile_known BOOLEAN,       -- whether the author's profile was fetched (or the author tagged by a rule)
+    author_employer_known BOOLEAN,      -- whether anything names the employer: a vendor match or a profile's company
+    author_login_rule VARCHAR           -- the area's login pattern the login matches ('-amd'): a convention, not an employer
 );
 -- a warehouse created before profiles were read gets the column (its old rows hold NULL until rebuilt)
 ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_profile_known BOOLEAN;

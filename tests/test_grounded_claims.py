@@ -40,7 +40,7 @@ def test_a_vendor_login_suffix_is_reported_as_a_login_convention_not_employment(
     materialize(settings, DAY)
     en = report_path(settings, DAY, "en.md").read_text(encoding="utf-8")
     focus = _section(en, "🎯")
-    assert "; 2 authors with “-amd” logins (a naming habit, not an employer)" in focus, focus
+    assert "; authors with “-amd” logins: 2 (a naming habit, not an employer)" in focus, focus
     assert "whether their authors work for AMD is not known" in focus
     assert "AMD employee" not in focus and "by AMD employees" not in en
     zh = report_path(settings, DAY, "zh.md").read_text(encoding="utf-8")

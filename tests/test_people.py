@@ -79,8 +79,8 @@ def test_profiles_are_asked_once_per_login_refreshed_monthly_and_counted(make_se
     zh = report_path(settings, NEXT, "zh.md").read_text(encoding="utf-8")
     # the focus list's 11 items: 9 by AndreasKaratzas and 1 by ChuanLi1101 (AMD profiles), 1 by laudney
     # laudney's profile names another company: known, and not an employee
-    assert ("11 items concern AMD/ROCm; by their authors' GitHub profiles, 10 are by AMD employees, 1 by people of"
-            " other employers, and for 0 the employer is not known.") in en
+    assert ("11 items concern AMD/ROCm; by their authors' GitHub profiles: 10 by AMD employees, 1 by people of"
+            " other employers, employer not known for 0.") in en
     assert "AMD/ROCm 相关条目 11 项；据作者的 GitHub 账号资料，AMD 员工提交 10 项，其他公司人员提交 1 项，另有 0 项作者的雇主未知。" in zh
     assert "(AndreasKaratzas (AMD employee) · merged)" in en and "(laudney · open)" in en
     assert "; by GitHub profiles, 10 by AMD employees, 1 by people of other employers, employer not known for 0;" in en
@@ -147,8 +147,8 @@ def test_an_item_author_who_did_nothing_in_the_window_keeps_their_profile(make_s
     en = report_path(settings, DAY, "en.md").read_text(encoding="utf-8")
     # 12 listed: the 13th, a label-only issue closed that day, is in the section's tail (demoted off_title)
     # the other authors have no profile: their employer is unknown, not "not AMD"
-    assert ("12 items concern AMD/ROCm; by their authors' GitHub profiles, 1 are by AMD employees, 0 by people of"
-            " other employers, and for 11 the employer is not known.") in en
+    assert ("12 items concern AMD/ROCm; by their authors' GitHub profiles: 1 by AMD employees, 0 by people of"
+            " other employers, employer not known for 11.") in en
     assert "(lcskrishna (AMD employee) · merged)" in en
     # the people count is of those who took part, not of every author of the day's items
     assert f"; {took_part} non-bot people took part." in en

@@ -63,11 +63,13 @@ def test_another_taxonomy_leaves_no_word_of_the_bundled_one(make_settings, tmp_p
     zh, en = outputs["zh.md"], outputs["en.md"]
     assert zh.startswith("# XPU Watch 开发动态报告 - 2026-03-22\n")
     assert "### 🎯 Intel XPU 生态相关动态\n" in zh and "### 🎯 Intel XPU ecosystem\n" in en
-    assert "Intel XPU 相关条目 2 项，其中 Intel 员工提交 1 项。" in zh
-    assert " 2 items concern Intel XPU, 1 of them by Intel employees." in en
+    assert "Intel XPU 相关条目 2 项；据作者的 GitHub 账号资料，Intel 员工提交 1 项，其他公司人员提交 0 项，另有 1 项作者的雇主未知。" in zh
+    assert (" 2 items concern Intel XPU; by their authors' GitHub profiles: 1 by Intel employees, 0 by people of"
+            " other employers, employer not known for 1.") in en
+    assert "; authors with “-intel” logins: 1 (a naming habit, not an employer)" in en
     assert "(dev-intel (Intel employee) · open)" in en
     assert "**小结**：共 2 项 Intel XPU 相关条目（" in zh and "IPEX 相关 2 项。" in zh
-    assert "; 2 concern IPEX." in en
+    assert "; IPEX is mentioned in 2 of them." in en
     # the themes are the fixture's
     assert "**Kernels and ops**" in en and "**内核与算子**" in zh and "(Kernels and ops 2)" in en
     assert "<h2>🎯 Intel XPU ecosystem</h2>" in outputs["en.html"]
