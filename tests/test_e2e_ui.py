@@ -204,3 +204,56 @@ def test_ui_lineage_materialize_all_dialog_backfills_a_range_as_one_run(server):
         for lang in settings.languages:
             assert report_path(settings, day, f"{lang}.md").stat().st_size > 1000, (day, lang)
     assert shot.stat().st_size > 20_000, f"screenshot {shot} looks empty"
+
+
+ACTIVE = "[QUEUED, NOT_STARTED, STARTING, STARTED, CANCELING]"
+
+
+def wait_until_quiet(dev, timeout: float = 600) -> None:
+    """Until no run is queued or running and the re-render sensor has ticked since the last run ended, so
+    every follow-up it asks for has been launched and has run (the timeout guards against a hang)."""
+    import time
+
+    from vllm_digest.rerender import BASELINE_SENSOR
+
+    query = """{ runsOrError(filter: {statuses: %s}) { ... on Runs { results { runId } } }
+        finished: runsOrError(limit: 1) { ... on Runs { results { endTime } } }
+        sensorOrError(sensorSelector: {repositoryLocationName: "vllm_digest", repositoryName: "__repository__",
+                                       sensorName: "%s"}) {
+            ... on Sensor { sensorState { ticks(limit: 1) { timestamp } } } } }""" % (ACTIVE, BASELINE_SENSOR)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        data = dev.graphql(query)
+        active = data["runsOrError"]["results"]
+        ends = [r["endTime"] or 0 for r in data["finished"]["results"]]
+        ticks = data["sensorOrError"]["sensorState"]["ticks"]
+        if not active and ticks and ticks[0]["timestamp"] > max(ends, default=0) + 1:
+            return
+        time.sleep(1)
+    raise dev.fail(f"runs still active or the sensor has not ticked since within {timeout:.0f} s")
+
+
+def test_a_ui_backfill_renders_each_day_and_week_once(server):
+    """A backfill as the Lineage page's "Materialize all" sends it (every key, the days' names), over days
+    whose week is already rendered and whose following days are built: the backfill renders its days and
+    their week, the re-render sensor the following days (their trends read the backfilled days) and their
+    week, and nothing is rendered twice (the sensor used to render the backfilled week again)."""
+    dev = server.dev
+    nodes = dev.asset_nodes()
+    # the days 03-06 ... 03-10 and their weeks, rendered before (a Friday to a Tuesday: two weeks)
+    days = dev.run_backfill([*partitioned_keys(nodes), SITE], "2026-03-06", "2026-03-10", shape="by_assets")
+    weeks = dev.run_backfill([WEEKLY], "2026-03-02", "2026-03-09", shape="by_assets")
+    assert (days.status, weeks.status) == ("COMPLETED_SUCCESS",) * 2, dev.fail(f"backfills ended {days.status}, {weeks.status}")
+    wait_until_quiet(dev)
+    before = {m["runId"] for key in (REPORT, WEEKLY) for m in dev.materializations(key)}
+    # Friday to Sunday again, as the UI sends it: the week of 03-02 is the backfill's; 03-09 and 03-10 follow
+    backfill = dev.run_backfill(sorted(nodes), "2026-03-06", "2026-03-08")
+    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
+    wait_until_quiet(dev)
+    renders = {key: sorted(m["partition"] for m in dev.materializations(key) if m["runId"] not in before)
+               for key in (REPORT, WEEKLY)}
+    # nothing twice; the backfilled days and their week, and the following days and theirs (with, when other
+    # tests here built them, later days within the follow-up window)
+    assert all(len(set(found)) == len(found) for found in renders.values()), renders
+    assert {"2026-03-06", "2026-03-07", "2026-03-08", "2026-03-09", "2026-03-10"} <= set(renders[REPORT]), renders
+    assert {"2026-03-02", "2026-03-09"} <= set(renders[WEEKLY]), renders
