@@ -14,6 +14,7 @@ from vllm_digest.partitions import (
     SINGLE_RUN,
     DayWindow,
     context_windows,
+    log_progress,
     daily_partitions,
     day_span,
 )
@@ -80,7 +81,7 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
         lines = None if github else RowLines()
         # one session for the run's days: the github source pages the events feed once for all of them
         with activity_source.session(repo, context.log) as source:
-            for window in windows:
+            for done, window in enumerate(windows, 1):
                 previous = read_day(settings.raw_dir, repo, window.key)
                 payload = fetch_or_fail(source, repo, window, previous, context.log, people, files)
                 write_day(settings.raw_dir, repo, window.key, payload, lines)
@@ -88,6 +89,7 @@ def build_raw_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.Ass
                     people.save()
                     files.save()
                 landed[window.key] = landed_counts(payload)
+                log_progress(context.log, f"raw {repo.full_name}: landed", done, len(windows))
         totals = {name: sum(day[name] for day in landed.values()) for name in LANDED_COUNTS}
         context.log.info(f"landed {repo.full_name} {day_span(windows)}: {totals}")
         return dg.MaterializeResult(

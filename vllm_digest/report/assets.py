@@ -7,7 +7,7 @@ from vllm_digest import gc_pause
 from vllm_digest.narrative.narration import narrate_reports, prefetch_cache
 from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.partitions import (
-    SINGLE_RUN, context_weeks, context_windows, daily_partitions, day_span, weekly_partitions,
+    SINGLE_RUN, context_weeks, log_progress, context_windows, daily_partitions, day_span, weekly_partitions,
 )
 from vllm_digest.report.build import build_reports, featured_focus
 from vllm_digest.report.metadata import report_metadata, weekly_metadata
@@ -54,13 +54,15 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         narrative_config = narrative.narrative_config()
         # the batch's rows and pages hold no reference cycles: no collector passes over them (gc_pause)
         with gc_pause.paused(), warehouse.connect(read_only=True) as con:
-            days = build_reports(con, settings, repo, windows)
+            days = build_reports(con, settings, repo, windows, lambda done, total: log_progress(
+                context.log, f"report {repo.full_name}: built", done, total))
             cached = prefetch_cache(con, narrative_config, days, focus)
         days, narration = narrate_reports(warehouse.connect, narrative_config, days, focus, cached)
         written = {}
         with gc_pause.paused():
-            for day in days:
+            for done, day in enumerate(days, 1):
                 written = write_report(settings, repo, day)
+                log_progress(context.log, f"report {repo.full_name}: written", done, len(days))
         metadata = {
             "days": day_span(windows),
             # the last day's previews and pages (``written`` holds the last day's files)
