@@ -22,7 +22,8 @@ instance:
 	@mkdir -p $(DAGSTER_HOME)
 	@cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
 
-# the demo prints each step's wall time: install (this make's, 0 when already installed), materialize, site
+# the demo prints what each run plans, each step's wall time, and the total: install (this make's, 0 when
+# already installed), the daily_digest run, the weekly_digest run
 demo:
 	@t0=$$(date +%s%N); $(MAKE) --no-print-directory install instance; t1=$$(date +%s%N); \
 	VLLM_DIGEST_DEMO_INSTALL_MS=$$(( (t1 - t0) / 1000000 )) $(PY) -m vllm_digest.demo
@@ -57,8 +58,10 @@ strace:
 test: install browser postgres strace
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile
 
+# `dg dev`, Dagster's supported command (`dagster dev` warns that it is superseded); it reads [tool.dg] in
+# pyproject.toml, the same code location `vllm_digest` as workspace.yaml
 dev: install instance
-	$(VENV)/bin/dagster dev -w workspace.yaml -h 127.0.0.1 -p $(PORT)
+	$(VENV)/bin/dg dev --host 127.0.0.1 --port $(PORT)
 
 bench: install postgres
 	$(PY) -m bench

@@ -54,13 +54,24 @@ def test_demo_materializes_every_partition_and_nothing_else(make_settings, tmp_p
         monkeypatch.setenv(name, value)
     assert main() == 0
     out = capsys.readouterr().out
-    assert "Materialized 2026-03-21 ... 2026-03-22 in one run" in out
-    # each step's wall time (install as make measured it), adding up to the total
-    times = re.search(r"Wall time: install ([\d.]+) s, materialize ([\d.]+) s, site ([\d.]+) s; total ([\d.]+) s", out)
+    assert "Materialized 2026-03-21 ... 2026-03-22 in one run of daily_digest." in out
+    # what it waits for, before the run starts, then each step's time
+    assert re.search(r"^daily_digest: planning one run over 2 days x \d+ assets \(2026-03-21 \.\.\. 2026-03-22\)", out, re.M), out
+    assert re.search(r"^  vllm_project__vllm__raw_activity: [\d.]+ s$", out, re.M) and re.search(r"^  site: [\d.]+ s$", out, re.M), out
+    # each stage's wall time (install as make measured it), adding up to the total printed after the last run
+    times = re.search(r"Wall time: install ([\d.]+) s, daily_digest run ([\d.]+) s; total ([\d.]+) s", out)
     assert times, out
-    install, run, site, total = map(float, times.groups())
-    assert install == 1.5 and run > 0 and site >= 0  # the site step takes well under a second
-    assert abs(install + run + site - total) <= 0.15
+    install, run, total = map(float, times.groups())
+    assert install == 1.5 and run > 0
+    assert abs(install + run - total) <= 0.15
+    # the project's job, so the run is named and listed under Overview; long steps log their progress
+    with dg.DagsterInstance.get() as instance:
+        [run_record] = instance.get_runs()
+        assert run_record.job_name == "daily_digest"
+        logged = [e.user_message for e in instance.all_logs(run_record.run_id)]
+    for line in ("raw vllm-project/vllm: landed 1/2 days", "report vllm-project/vllm: built 2/2 days",
+                 "report vllm-project/vllm: written 2/2 days"):
+        assert line in logged, [m for m in logged if "days" in m]
     assert report_path(settings, "2026-03-21").is_file() and report_path(settings, "2026-03-22").is_file()
     assert not report_path(settings, "2026-03-20").exists()
 
@@ -83,7 +94,17 @@ def test_demo_follows_up_earlier_reports_and_links_every_whole_week(make_setting
                         "VLLM_DIGEST_START_DATE": first}.items():
         monkeypatch.setenv(name, value)
     assert main() == 0
-    assert "Weekly digests 2026-03-09 ... 2026-03-16 (2 weeks)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "and 2 weeks 2026-03-09 ... 2026-03-16 in one run of weekly_digest." in out
+    assert "weekly_digest: planning one run over 2 weeks x 2 assets (2026-03-09 ... 2026-03-16)" in out
+    # the step-time line comes after both runs and counts both
+    times = re.search(r"Wall time: install \(not measured: run through make demo\), daily_digest run ([\d.]+) s, "
+                      r"weekly_digest run ([\d.]+) s; total ([\d.]+) s", out)
+    assert times and out.index("Wall time") > out.index("weekly_digest: 2 weeks in one run"), out
+    daily, weekly, total = map(float, times.groups())
+    assert abs(daily + weekly - total) <= 0.15
+    with dg.DagsterInstance.get() as instance:
+        assert sorted(r.job_name for r in instance.get_runs()) == ["daily_digest", "weekly_digest"]
     days = days_between(first, last)
     cited = []
     for i, day in enumerate(days):

@@ -19,10 +19,11 @@ DG = str(Path(sys.executable).with_name("dg"))
 DAYS = ("2026-03-21", "2026-03-22")
 
 
-def run_dg(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
+def run_dg(tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    extra = env or {}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VLLM_DIGEST_", "DAGSTER_", "GITHUB_"))}
     env.update(DAGSTER_HOME=str(project_dagster_home(tmp_path / "dagster_home")),
-               VLLM_DIGEST_HOME=str(tmp_path / "home"), VLLM_DIGEST_CUTOFF="11:39")
+               VLLM_DIGEST_HOME=str(tmp_path / "home"), VLLM_DIGEST_CUTOFF="11:39", **extra)
     return subprocess.run([DG, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -49,13 +50,23 @@ def test_dg_list_defs_lists_every_asset_check_job_and_schedule(tmp_path):
     assert {r["name"] for r in listed["resources"]} == {"activity_source", "warehouse", "narrative"}
 
 
+# the README's flag: the run's log at INFO, without Dagster's DEBUG events
+INFO_LOG = '{"loggers": {"console": {"config": {"log_level": "INFO"}}}}'
+
+
 def test_dg_launch_partition_range_is_one_run_over_the_whole_graph(tmp_path):
-    """Every asset of the days (all but the weekly digests, whose weeks a range of days cannot name)."""
-    proc = run_dg(tmp_path, "launch", "--assets", "not group:weekly", "--partition-range", f"{DAYS[0]}...{DAYS[1]}")
+    """The README's command: the daily job (every asset of the days, all but the weekly digests, whose weeks a
+    range of days cannot name), so the run is named; its log says what each step does and nothing more."""
+    proc = run_dg(tmp_path, "launch", "--job", "daily_digest", "--partition-range", f"{DAYS[0]}...{DAYS[1]}",
+                  "--config-json", INFO_LOG)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    out = proc.stdout + proc.stderr
+    assert "DEBUG" not in out and "Warning" not in out, out
+    assert "report vllm-project/vllm: written 2/2 days" in out  # progress, at INFO
     with dg.DagsterInstance.from_config(str(tmp_path / "dagster_home")) as instance:
         runs = instance.get_runs()
         assert len(runs) == 1 and runs[0].status == dg.DagsterRunStatus.SUCCESS
+        assert runs[0].job_name == "daily_digest"
         for key in (["vllm_project", "vllm", "raw_activity"], ["vllm_project", "vllm", "daily_report"], ["site"]):
             event = instance.get_latest_materialization_event(dg.AssetKey(key))
             assert event is not None and event.run_id == runs[0].run_id, key
@@ -63,6 +74,17 @@ def test_dg_launch_partition_range_is_one_run_over_the_whole_graph(tmp_path):
     summaries = {day: json.loads((reports / f"{day}.json").read_text(encoding="utf-8")) for day in DAYS}
     (seed,) = [w for w in sample_windows() if w["day"] == DAYS[1]]
     assert summaries[DAYS[1]]["counts"] == seed["counts"]
+
+
+def test_dg_list_defs_with_the_readmes_columns_is_readable_in_80_columns(tmp_path):
+    env_columns = {"COLUMNS": "80"}
+    proc = run_dg(tmp_path, "list", "defs", "--columns", "key,group", env=env_columns)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    defs = build_definitions(settings_at(tmp_path / "home"))
+    keys = [k.to_user_string() for k in defs.resolve_asset_graph().get_all_asset_keys()]
+    # every asset key whole, in lines that fit the terminal
+    assert all(f" {key} " in proc.stdout for key in keys)
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 80
 
 
 @pytest.mark.e2e

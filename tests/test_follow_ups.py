@@ -68,8 +68,14 @@ def lists(settings, day: str) -> dict[str, list[int]]:
 def built(tmp_path_factory):
     settings = settings_at(tmp_path_factory.mktemp("follow_ups") / "home")
     materialize(settings, FIRST, LAST)
-    materialize_weeks(settings, FIRST, monday_of(LAST))
+    weeks = materialize_weeks(settings, FIRST, monday_of(LAST))
+    # the weekly run's metadata, read by test_a_weekly_range_run_previews_its_last_week_in_every_language
+    WEEKLY_RUN["metadata"] = [e.materialization.metadata for e in weeks.get_asset_materialization_events()
+                              if e.asset_key.path[-1] == "weekly_digest"]
     return settings
+
+
+WEEKLY_RUN: dict = {}
 
 
 def test_a_pr_featured_one_day_and_merged_two_days_later_is_followed_up_that_day_with_a_link(built):
@@ -154,6 +160,24 @@ def test_weekly_counts_are_the_sums_of_the_daily_counts(built):
     assert f"| new PRs | {week['counts']['new_prs']} | {week['previous_counts']['new_prs']} |" in md
     # the week's follow-up outcomes count only items its own daily reports featured
     assert 0 < week["moved"] <= week["featured"]
+
+
+def test_a_weekly_range_run_previews_its_last_week_in_every_language(built):
+    """Like the daily report's: the last week's Markdown per language and its pages, and each week's counts."""
+    metas = WEEKLY_RUN["metadata"]
+    assert len(metas) == 2 and metas[0] == metas[1]  # a range run's metadata is on every week
+    meta, folder = metas[0], report_path(built, "x", "json").parent / "weekly"
+    last = monday_of(LAST)
+    assert meta["preview_day"].value == last
+    for lang in built.languages:
+        assert meta[f"preview_{lang}"].value == (folder / f"{last}.{lang}.md").read_text(encoding="utf-8")
+        assert meta[f"html_{lang}"].value == str(folder / f"{last}.{lang}.html")
+    table = meta["counts_by_week"].value
+    rows = {r.data["week"]: r.data for r in table.records}
+    assert sorted(rows) == [FIRST, last]
+    for monday, row in rows.items():
+        on_disk = json.loads((folder / f"{monday}.json").read_text(encoding="utf-8"))["counts"]
+        assert {k: row[k] for k in SET_NAMES} == on_disk
 
 
 def test_the_site_lists_and_feeds_every_whole_week(built):

@@ -89,23 +89,38 @@ def test_empty_day_charts_say_no_data(built):
     assert "本周期没有话题数据。" in zh and "⚠️ 数据不完整" in zh
 
 
+def table_rows(value) -> dict[str, dict]:
+    """A days (or weeks) table of the metadata, first column -> the row."""
+    first = value.schema.columns[0].name
+    return {r.data[first]: {k: v for k, v in r.data.items() if k != first} for r in value.records}
+
+
 def test_report_metadata_has_paths_counts_and_single_day_preview(built):
     settings, ranged, single = built
     days = _metadata(ranged, REPORT_KEY)
     assert [m.partition for m in days] == ["2026-03-20", "2026-03-21", "2026-03-22"]
-    # Dagster copies a range run's metadata onto every day: it must hold nothing that is one day's
+    # Dagster copies a range run's metadata onto every day: what is one day's says which day it is
     meta = days[0].metadata
     assert all(d.metadata == meta for d in days)
-    assert meta["counts_by_day"].value["2026-03-22"]["new_prs"] == 48
-    assert sorted(meta["counts_by_day"].value) == ["2026-03-20", "2026-03-21", "2026-03-22"]
+    by_day = table_rows(meta["counts_by_day"].value)
+    assert sorted(by_day) == ["2026-03-20", "2026-03-21", "2026-03-22"]
+    assert by_day["2026-03-22"]["new_prs"] == 48
     assert meta["reports_dir"].value == str(report_path(settings, "2026-03-22", "json").parent)
-    assert not {"preview", "new_prs", "path_zh_html", "focus_items"} & set(meta)
-    by_day = meta["counts_by_day"].value
+    assert not {"new_prs", "path_zh_html", "focus_items"} & set(meta)
     for day in by_day:
         on_disk = json.loads(report_path(settings, day, "json").read_text(encoding="utf-8"))["counts"]
-        assert by_day[day] == on_disk
+        assert {k: v for k, v in by_day[day].items() if k != "complete"} == on_disk
+        assert by_day[day]["complete"] is True
+    # a preview of the LAST day of the range in every language, and its HTML pages
+    assert meta["preview_day"].value == "2026-03-22"
+    for lang in settings.languages:
+        assert meta[f"preview_{lang}"].value == report_path(settings, "2026-03-22", f"{lang}.md").read_text(encoding="utf-8")
+        assert meta[f"html_{lang}"].value == str(report_path(settings, "2026-03-22", f"{lang}.html"))
+    assert meta["preview_zh"].value.startswith("# vLLM 开发动态报告 - 2026-03-22")
+    assert meta["preview_en"].value.startswith("# vLLM ") and "2026-03-22" in meta["preview_en"].value.splitlines()[0]
     one = _metadata(single, REPORT_KEY)[0].metadata
-    assert one["preview"].value.startswith("# vLLM 开发动态报告 - 2026-06-01")
+    assert one["preview_zh"].value.startswith("# vLLM 开发动态报告 - 2026-06-01")
+    assert one["preview_en"].value == report_path(settings, EMPTY_DAY, "en.md").read_text(encoding="utf-8")
     assert one["path_en_html"].value.endswith(f"{EMPTY_DAY}.en.html")
     assert one["path_zh_html"].value == str(report_path(settings, EMPTY_DAY, "zh.html"))
     assert (one["new_prs"].value, one["complete"].value) == (0, False)
@@ -137,6 +152,7 @@ def test_a_range_longer_than_a_month_reports_count_totals_not_a_dict_per_day(tmp
         for i, d in enumerate(days)
     ]
     meta = report_metadata(settings, settings.repos[0], reports, written={})
-    assert "counts_by_day" not in meta
+    # the table holds the last month's days, the totals the whole range
+    assert sorted(table_rows(meta["counts_by_day"].value)) == days[-PER_DAY_METADATA_MAX_DAYS:]
     assert meta["counts_total"].value == {"new_issues": sum(range(len(days))), "merged_prs": 2 * len(days)}
     assert (meta["complete"], meta["incomplete_days"]) == (False, "2026-01-05")

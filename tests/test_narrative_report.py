@@ -97,7 +97,7 @@ def llm_settings(home, base_url: str | None, **extra: str) -> Settings:
 def report_metadata(result) -> dict:
     """The report's metadata; a range run records the same on every day's materialization."""
     events = [e for e in result.get_asset_materialization_events() if e.asset_key.path[-1] == "daily_report"]
-    metas = [{k: v.value for k, v in e.materialization.metadata.items() if k != "preview"} for e in events]
+    metas = [{k: v.value for k, v in e.materialization.metadata.items() if not k.startswith("preview")} for e in events]
     assert metas and all(m == metas[0] for m in metas)
     return metas[0]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import dagster as dg
@@ -11,7 +12,7 @@ from vllm_digest.analytics import assets as analytics
 from vllm_digest.delivery import defs as delivery_defs
 from vllm_digest.ingest import assets as ingest
 from vllm_digest.report import assets as report
-from vllm_digest.settings import Settings, load_settings
+from vllm_digest.settings import Settings, SettingsError, load_settings
 from vllm_digest.site import assets as site
 from vllm_digest.warehouse import assets as warehouse
 
@@ -34,4 +35,23 @@ def build_definitions(settings: Settings) -> dg.Definitions:
         return dg.Definitions.merge(*(stage(settings) for stage in STAGES))
 
 
-defs = build_definitions(load_settings())
+class ConfigurationError(dg.DagsterError):
+    """A bad setting, raised while the code location loads; its text is the one line that says which.
+
+    A DagsterError: Dagster's load boundary passes it through unwrapped (any other exception becomes a
+    "Error occurred during the loading of Dagster definitions" whose cause is the real message), so the
+    UI's code location error (Deployment -> View error) starts with the line itself."""
+
+
+def load_definitions() -> dg.Definitions:
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        # a user's typo, not a bug: no traceback (sys.tracebacklimit: tracebacks printed or serialized
+        # from here on, by Python or by Dagster's error info, show the line alone), and no chained cause
+        sys.tracebacklimit = 0
+        raise ConfigurationError(str(exc)) from None
+    return build_definitions(settings)
+
+
+defs = load_definitions()

@@ -1,5 +1,6 @@
-"""`make demo`: materialize every day of the partitions (with the sample source: every day the sample
-covers) and the site in one run, with the warehouse checks, and say where the reports are."""
+"""`make demo`: one run of the daily job over every day of the partitions (with the sample source: every
+day the sample covers), with the warehouse checks and the site, then one run of the weekly job over the
+whole weeks; it says what each run plans, each step's time, and where the reports are."""
 
 from __future__ import annotations
 
@@ -11,59 +12,69 @@ import dagster as dg
 
 from vllm_digest.definitions import build_definitions
 from vllm_digest.partitions import daily_partitions, weekly_partitions
-from vllm_digest.schedules import daily_selection, weekly_selection
+from vllm_digest.schedules import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
 from vllm_digest.report.render import report_dir
 from vllm_digest.settings import Settings, SettingsError, load_settings
 
 
-def materialize_days(settings: Settings, instance: dg.DagsterInstance, first: str, last: str):
-    """One run over ``first`` ... ``last``: every asset and every asset check of the definitions, so the
-    UI shows each check's result per day after the demo, as after a backfill from the UI."""
-    defs = build_definitions(settings)
-    return dg.materialize(
-        [*defs.assets, *defs.asset_checks],
-        selection=daily_selection(),
-        resources=defs.resources,
+def run_job(settings: Settings, instance: dg.DagsterInstance, job_name: str, first: str, last: str):
+    """One run of the project's job ``job_name`` over ``first`` ... ``last``: a named run, shown under
+    Overview and the job's page like a scheduled one. The daily job takes every daily asset and their
+    checks, so the UI shows each check's result per day after the demo, as after a backfill."""
+    job = build_definitions(settings).resolve_job_def(job_name)
+    return job.execute_in_process(
         instance=instance,
-        tags={
-            "dagster/asset_partition_range_start": first,
-            "dagster/asset_partition_range_end": last,
-        },
+        tags={RANGE_START_TAG: first, RANGE_END_TAG: last},
         raise_on_error=False,
         # step-level DEBUG events would bury the summary below
         run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
     )
 
 
-def step_times(result, instance: dg.DagsterInstance, run_seconds: float, install_ms: str | None) -> str:
-    """Wall time of each step of the demo: install (measured by make), materialize (the run without
-    the site step) and site (its own step in the run), and their total."""
-    site = _site_seconds(result, instance)
-    install = int(install_ms) / 1000 if install_ms and install_ms.isdigit() else None
-    parts = [f"install {install:.1f} s" if install is not None else "install (not measured: run through make demo)",
-             f"materialize {run_seconds - site:.1f} s", f"site {site:.1f} s"]
-    total = run_seconds + (install or 0)
-    return "Wall time: " + ", ".join(parts) + f"; total {total:.1f} s"
-
-
-def _site_seconds(result, instance: dg.DagsterInstance) -> float:
-    """The site step's duration, from the instance's step stats of the run."""
-    return sum((s.end_time or 0) - (s.start_time or 0)
-               for s in instance.get_run_step_stats(result.run_id) if s.step_key == "site")
+def materialize_days(settings: Settings, instance: dg.DagsterInstance, first: str, last: str):
+    """One run of the daily job over ``first`` ... ``last``."""
+    return run_job(settings, instance, DAILY_JOB, first, last)
 
 
 def materialize_weeks(settings: Settings, instance: dg.DagsterInstance, first: str, last: str):
-    """One run over the whole weeks ``first`` ... ``last`` (Mondays): the weekly digests and the site."""
-    defs = build_definitions(settings)
-    return dg.materialize(
-        list(defs.assets),
-        selection=weekly_selection(),
-        resources=defs.resources,
-        instance=instance,
-        tags={"dagster/asset_partition_range_start": first, "dagster/asset_partition_range_end": last},
-        raise_on_error=False,
-        run_config={"loggers": {"console": {"config": {"log_level": "INFO"}}}},
-    )
+    """One run of the weekly job over the whole weeks ``first`` ... ``last`` (Mondays): the digests and the site."""
+    return run_job(settings, instance, WEEKLY_JOB, first, last)
+
+
+def planning_line(settings: Settings, job_name: str, keys: list[str], unit: str) -> str:
+    """What the demo waits for before a run's first step: Dagster plans every (asset, partition) pair."""
+    job = build_definitions(settings).resolve_job_def(job_name)
+    assets = len(job.asset_layer.executable_asset_keys)
+    return (f"{job_name}: planning one run over {len(keys)} {unit} x {assets} assets "
+            f"({keys[0]} ... {keys[-1]}); Dagster plans every pair before the first step starts ...")
+
+
+def step_lines(result, instance: dg.DagsterInstance) -> list[str]:
+    """Each step of the run with its wall time, in the order they ran (the instance's step stats)."""
+    stats = sorted(instance.get_run_step_stats(result.run_id), key=lambda s: s.start_time or 0)
+    return [f"  {s.step_key}: {(s.end_time or 0) - (s.start_time or 0):.1f} s" for s in stats]
+
+
+def step_times(stages: list[tuple[str, float]], install_ms: str | None) -> str:
+    """Wall time of each stage of the demo (install as make measured it, then each run from its launch to
+    its end, planning included) and their total."""
+    install = int(install_ms) / 1000 if install_ms and install_ms.isdigit() else None
+    parts = [f"install {install:.1f} s" if install is not None else "install (not measured: run through make demo)"]
+    parts += [f"{name} {seconds:.1f} s" for name, seconds in stages]
+    total = sum(seconds for _, seconds in stages) + (install or 0)
+    return "Wall time: " + ", ".join(parts) + f"; total {total:.1f} s"
+
+
+def timed_run(settings: Settings, instance: dg.DagsterInstance, job_name: str, keys: list[str], unit: str):
+    """Say what is planned, run it, say how long it took and each step's time; returns (result, seconds)."""
+    print(planning_line(settings, job_name, keys, unit), flush=True)
+    started = time.perf_counter()
+    result = run_job(settings, instance, job_name, keys[0], keys[-1])
+    elapsed = time.perf_counter() - started
+    if result.success:
+        print(f"{job_name}: {len(keys)} {unit} in one run, {elapsed:.1f} s; its steps:")
+        print("\n".join(step_lines(result, instance)), flush=True)
+    return result, elapsed
 
 
 def main() -> int:
@@ -74,23 +85,25 @@ def main() -> int:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
     first, last = keys[0], keys[-1]
-    started = time.perf_counter()
     instance = dg.DagsterInstance.get()
-    result = materialize_days(settings, instance, first, last)
-    elapsed = time.perf_counter() - started
+    result, elapsed = timed_run(settings, instance, DAILY_JOB, keys, "days")
     if not result.success:
         print("the demo run failed; see the log above", file=sys.stderr)
         return 1
-    print(f"\nMaterialized {first} ... {last} in one run ({elapsed:.1f} s).")
-    print(step_times(result, instance, elapsed, os.environ.get("VLLM_DIGEST_DEMO_INSTALL_MS")))
+    stages = [(f"{DAILY_JOB} run", elapsed)]
     # the whole weeks among those days, in a second run: weekly partitions cannot share a run with days
     weeks = weekly_partitions(settings).get_partition_keys()
     if weeks:
-        if not materialize_weeks(settings, instance, weeks[0], weeks[-1]).success:
+        weekly, elapsed = timed_run(settings, instance, WEEKLY_JOB, weeks, "weeks")
+        if not weekly.success:
             print("the weekly digest run failed; see the log above", file=sys.stderr)
             return 1
-        print(f"Weekly digests {weeks[0]} ... {weeks[-1]} ({len(weeks)} weeks): "
-              f"{report_dir(settings, settings.repos[0]) / 'weekly'}")
+        stages.append((f"{WEEKLY_JOB} run", elapsed))
+    print(f"\nMaterialized {first} ... {last} in one run of {DAILY_JOB}"
+          + (f", and {len(weeks)} weeks {weeks[0]} ... {weeks[-1]} in one run of {WEEKLY_JOB}." if weeks else "."))
+    print(step_times(stages, os.environ.get("VLLM_DIGEST_DEMO_INSTALL_MS")))
+    if weeks:
+        print(f"Weekly digests: {report_dir(settings, settings.repos[0]) / 'weekly'}")
     for repo in settings.repos:
         folder = report_dir(settings, repo)
         print(f"Reports for {repo.full_name}: {folder}")
@@ -100,7 +113,8 @@ def main() -> int:
     print(f"  open it in a browser: {index.as_uri()}")
     print(f"Atom feed: {settings.site_dir / 'feed.xml'}")
     print(f"Warehouse: {settings.warehouse_path}  (open with: duckdb {settings.warehouse_path})")
-    print("Open the Dagster UI with: make dev   (then http://127.0.0.1:3000)")
+    print(f"Open the Dagster UI with: make dev   (then http://127.0.0.1:3000; the runs are under Overview "
+          f"and the jobs {DAILY_JOB} and {WEEKLY_JOB})")
     return 0
 
 

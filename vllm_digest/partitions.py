@@ -181,6 +181,19 @@ def day_span(windows: list[DayWindow]) -> str:
     return f"{windows[0].key}...{windows[-1].key} ({len(windows)} days)"
 
 
+# at most this many progress lines (plus the last) per loop over a run's days: the run page moves during a
+# long step, and a year's backfill does not write a line per day
+PROGRESS_LINES = 10
+
+
+def log_progress(log, what: str, done: int, total: int) -> None:
+    """``what done/total days`` into the run log, when ``done`` is a tenth of the way further (and at the
+    end); a one-day run says nothing (its step's own lines suffice)."""
+    every = max(1, -(-total // PROGRESS_LINES))
+    if total > 1 and (done % every == 0 or done == total):
+        log.info(f"{what} {done}/{total} days")
+
+
 def utc_offset_label(moment: dt.datetime) -> str:
     """``UTC+8``, ``UTC-5``, ``UTC+5:30``: the label the seed report prints."""
     offset = moment.utcoffset() or dt.timedelta(0)

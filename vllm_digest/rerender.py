@@ -29,6 +29,13 @@ them: asking for them here would render them before their days were (and again a
 weeks that depend on a rebuilt day are re-rendered, each after its days, through the same rule
 (tests/test_follow_ups.py drains the sensor's runs and compares with one run over both weeks).
 
+Nothing is rendered twice for one backfill: a day or week is left out of the follow-ups when it needs
+none (``needs_follow_up``): its latest materialization came after the run built its days, so it read
+them, or the backfill the run belongs to (a UI backfill runs its days, its weeks and the site as
+separate runs) has it still to do, after this run. A Lineage "Materialize all" over three days
+otherwise rendered the week holding them three times: the backfill's own weekly run, and a re-render
+after each of the day run and its follow-up run.
+
 Why a sensor and not the schedule: the schedule's late re-runs already keep the days
 of normal operation complete (each day is built after the days before it), but a
 backfill of older days or a day rebuilt after an outage would leave its followers
@@ -41,6 +48,8 @@ from __future__ import annotations
 import datetime as dt
 
 import dagster as dg
+# a backfill's status: not exported by dagster's top-level API (pinned to 1.13.x in pyproject.toml)
+from dagster._core.execution.backfill import BulkActionStatus
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS
 from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
@@ -54,6 +63,7 @@ BASELINE_SENSOR = "baseline_rerender_sensor"
 # on a follow-up run: the id of the run whose days it re-renders the followers of
 RERENDER_TAG = "vllm_digest/rerenders_after"
 PARTITION_TAG = "dagster/partition"
+BACKFILL_TAG = "dagster/backfill"
 TOPIC_MART = "mart_topic_daily"
 
 
@@ -113,10 +123,14 @@ def weekly_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagster
     if span is None:
         return []
     requests = []
+    backfill = _backfill_of(instance, run)
     for repo in settings.repos:
-        if not _built_by(instance, dg.AssetKey([*repo.key_prefix, TOPIC_MART]), span[1].isoformat(), run):
+        built_at = _built_by(instance, dg.AssetKey([*repo.key_prefix, TOPIC_MART]), span[1].isoformat(), run)
+        if built_at is None:
             continue
-        weeks = rendered_weeks(*span, instance.get_materialized_partitions(dg.AssetKey([*repo.key_prefix, WEEKLY_ASSET])))
+        weekly_key = dg.AssetKey([*repo.key_prefix, WEEKLY_ASSET])
+        weeks = [w for w in rendered_weeks(*span, instance.get_materialized_partitions(weekly_key))
+                 if needs_follow_up(instance, weekly_key, w, built_at, backfill)]
         if weeks:
             requests.append(dg.RunRequest(
                 run_key=f"{run.run_id}:{repo.slug}:weeks:{weeks[0]}",
@@ -127,10 +141,47 @@ def weekly_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagster
     return requests
 
 
-def _built_by(instance: dg.DagsterInstance, key: dg.AssetKey, day: str, run: dg.DagsterRun) -> bool:
-    """Whether ``run`` is the latest materialization of ``key`` for ``day``."""
-    latest = instance.fetch_materializations(dg.AssetRecordsFilter(key, asset_partitions=[day]), limit=1)
-    return bool(latest.records) and latest.records[0].run_id == run.run_id
+def _latest(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str):
+    """The latest materialization record of ``key`` for ``partition``, or None."""
+    found = instance.fetch_materializations(dg.AssetRecordsFilter(key, asset_partitions=[partition]), limit=1)
+    return found.records[0] if found.records else None
+
+
+def _built_by(instance: dg.DagsterInstance, key: dg.AssetKey, day: str, run: dg.DagsterRun) -> float | None:
+    """When ``run`` materialized ``key`` for ``day``, if it is the latest materialization; else None."""
+    latest = _latest(instance, key, day)
+    return latest.timestamp if latest is not None and latest.run_id == run.run_id else None
+
+
+def _backfill_of(instance: dg.DagsterInstance, run: dg.DagsterRun):
+    """The backfill still in progress that ``run`` (or, for a follow-up run, the run it follows) belongs to."""
+    tags = dict(run.tags)
+    if RERENDER_TAG in tags:
+        followed = instance.get_run_by_id(tags[RERENDER_TAG])
+        tags = dict(followed.tags) if followed is not None else {}
+    backfill = instance.get_backfill(tags[BACKFILL_TAG]) if BACKFILL_TAG in tags else None
+    if backfill is None or backfill.status != BulkActionStatus.REQUESTED or backfill.asset_backfill_data is None:
+        return None
+    return backfill
+
+
+def needs_follow_up(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str, built_at: float, backfill) -> bool:
+    """Whether ``key``'s ``partition`` must be rendered again after a run that built days at ``built_at``.
+    Not when its latest materialization is later (it read those days), nor when ``backfill`` targets it
+    and none of the backfill's runs has materialized it yet (that run comes after this one: it is
+    downstream of it, or waits for the warehouse pool it holds)."""
+    latest = _latest(instance, key, partition)
+    if latest is not None and latest.timestamp > built_at:
+        return False
+    if backfill is None:
+        return True
+    targeted = backfill.asset_backfill_data.target_subset.partitions_subsets_by_asset_key.get(key)
+    if targeted is None or partition not in set(targeted.get_partition_keys()):
+        return True
+    if latest is None:
+        return False
+    done_by = instance.get_run_by_id(latest.run_id)
+    return done_by is not None and done_by.tags.get(BACKFILL_TAG) == backfill.backfill_id
 
 
 def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.DagsterInstance,
@@ -143,13 +194,18 @@ def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagst
         return []
     last = span[1].isoformat()
     requests = []
+    backfill = _backfill_of(instance, run)
     for repo in settings.repos:
         topic_key = dg.AssetKey([*repo.key_prefix, TOPIC_MART])
         # only a run that built the trends of its last day changes its followers' baselines (a report-only
         # or fetch-only run does not); a later run that rebuilt that day again triggers this sensor itself
-        if not _built_by(instance, topic_key, last, run):
+        built_at = _built_by(instance, topic_key, last, run)
+        if built_at is None:
             continue
-        built = instance.get_materialized_partitions(topic_key)
+        materialized = instance.get_materialized_partitions(topic_key)
+        # asked only of the days in the window: one look-up each
+        built = {d for d in (f for block in follower_blocks(span[1], materialized, window) for f in block)
+                 if needs_follow_up(instance, topic_key, d, built_at, backfill)}
         for block in follower_blocks(span[1], built, window):
             requests.append(dg.RunRequest(
                 run_key=f"{run.run_id}:{repo.slug}:{block[0]}",

@@ -580,51 +580,83 @@ def _parse_narrative(table, env: Mapping[str, str], path: Path | None) -> Narrat
     return config
 
 
+def _origins(env: Mapping[str, str], path: Path | None, in_file) -> dict[str, str]:
+    """Where each key's value came from, as an error names it: its environment variable, else the file and key."""
+    where = {key: f"key {key!r} in {str(path)!r}" for key in in_file}
+    where.update({key: var for key, var in _ENV_KEYS.items() if env.get(var)})
+    return where
+
+
+def _at(origins: Mapping[str, str], key: str, parse, *args):
+    """``parse(*args)``, a bad value's message prefixed with where it came from (nothing for a default)."""
+    try:
+        return parse(*args)
+    except SettingsError as exc:
+        if key not in origins:
+            raise
+        raise SettingsError(f"{origins[key]}: {exc}") from None
+
+
 def load_settings(env: Mapping[str, str] | None = None) -> Settings:
-    """Read the configuration: TOML file first, environment variables over it."""
+    """Read the configuration: TOML file first, environment variables over it. A bad value's error starts
+    with where it came from (the variable, or the file and key) and says what is allowed."""
     env = os.environ if env is None else env
     path = _config_file(env)
     raw = _read_file(path)
+    origins = _origins(env, path, raw)
     for key, var in _ENV_KEYS.items():
         if env.get(var):
             raw[key] = env[var]
 
-    source = str(raw.get("source", "sample")).strip()
-    if source not in SOURCES:
-        raise SettingsError(f"source {source!r} is not one of {list(SOURCES)}")
-    timezone = _parse_timezone(str(raw.get("timezone", "Asia/Shanghai")).strip())
-    start_date = _parse_day(raw.get("start_date", DEFAULT_START_DATE), timezone, "start date")
-    display_names = _parse_display_names(raw.get("display_names", {}), path)
-    catalog_dir = _parse_catalog_dir(raw.get("catalog_dir"))
-    languages = _parse_languages(raw.get("languages", list(LANGUAGES)), catalog_dir)
-    feed_language = str(raw.get("feed_language", FEED_LANGUAGE)).strip()
-    if feed_language not in available_languages(catalog_dir):
-        raise SettingsError(f"feed_language {feed_language!r} has no message catalog: {list(available_languages(catalog_dir))}")
+    def at(key: str, parse, *args):
+        return _at(origins, key, parse, *args)
+
+    def source_of(value) -> str:
+        value = str(value).strip()
+        if value not in SOURCES:
+            raise SettingsError(f"source {value!r} is not one of {list(SOURCES)}")
+        return value
+
+    def feed_language_of(value, catalog_dir) -> str:
+        value = str(value).strip()
+        if value not in available_languages(catalog_dir):
+            raise SettingsError(f"feed_language {value!r} has no message catalog: {list(available_languages(catalog_dir))}")
+        return value
+
+    source = at("source", source_of, raw.get("source", "sample"))
+    timezone = at("timezone", lambda v: _parse_timezone(str(v).strip()), raw.get("timezone", "Asia/Shanghai"))
+    start_date = at("start_date", _parse_day, raw.get("start_date", DEFAULT_START_DATE), timezone, "start date")
+    display_names = at("display_names", _parse_display_names, raw.get("display_names", {}), path)
+    catalog_dir = at("catalog_dir", _parse_catalog_dir, raw.get("catalog_dir"))
+    languages = at("languages", _parse_languages, raw.get("languages", list(LANGUAGES)), catalog_dir)
+    feed_language = at("feed_language", feed_language_of, raw.get("feed_language", FEED_LANGUAGE), catalog_dir)
     _check_catalogs((*languages, feed_language), catalog_dir)
     return Settings(
         home=Path(str(raw.get("home", "data"))).expanduser().absolute(),
         source=source,
-        repos=_parse_repos(raw.get("repos", list(DEFAULT_REPOS))),
+        repos=at("repos", _parse_repos, raw.get("repos", list(DEFAULT_REPOS))),
         timezone=timezone,
-        cutoff=_parse_cutoff(raw.get("cutoff", "00:00")),
+        cutoff=at("cutoff", _parse_cutoff, raw.get("cutoff", "00:00")),
         start_date=start_date,
-        end_date=_parse_end_date(raw.get("end_date"), timezone, start_date),
-        github_api_url=_parse_api_url(str(raw.get("github_api_url", "https://api.github.com"))),
+        end_date=at("end_date", _parse_end_date, raw.get("end_date"), timezone, start_date),
+        github_api_url=at("github_api_url", _parse_api_url, str(raw.get("github_api_url", "https://api.github.com"))),
         github_web_override=(
-            _parse_api_url(str(raw["github_web_url"])) if raw.get("github_web_url") else None
+            at("github_web_url", _parse_api_url, str(raw["github_web_url"])) if raw.get("github_web_url") else None
         ),
         github_token=env.get("GITHUB_TOKEN") or None,
-        github_request_deadline=_parse_int(
-            raw.get("github_request_deadline", DEFAULT_GITHUB_DEADLINE),
+        github_request_deadline=at(
+            "github_request_deadline", _parse_int, raw.get("github_request_deadline", DEFAULT_GITHUB_DEADLINE),
             "GitHub request deadline (seconds)", 1, MAX_GITHUB_DEADLINE,
         ),
-        github_people_requests=_parse_int(
-            raw.get("github_people_requests", DEFAULT_GITHUB_PEOPLE), "GitHub people requests a day", 0, MAX_GITHUB_PEOPLE,
+        github_people_requests=at(
+            "github_people_requests", _parse_int, raw.get("github_people_requests", DEFAULT_GITHUB_PEOPLE),
+            "GitHub people requests a day", 0, MAX_GITHUB_PEOPLE,
         ),
-        github_file_requests=_parse_int(
-            raw.get("github_file_requests", DEFAULT_GITHUB_FILES), "GitHub PR-files requests a day", 0, MAX_GITHUB_FILES,
+        github_file_requests=at(
+            "github_file_requests", _parse_int, raw.get("github_file_requests", DEFAULT_GITHUB_FILES),
+            "GitHub PR-files requests a day", 0, MAX_GITHUB_FILES,
         ),
-        site_url=_parse_api_url(str(raw["site_url"]), "site URL") + "/" if raw.get("site_url") else None,
+        site_url=at("site_url", _parse_api_url, str(raw["site_url"]), "site URL") + "/" if raw.get("site_url") else None,
         languages=languages,
         catalog_dir=catalog_dir,
         feed_language=feed_language,
@@ -633,9 +665,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         display_names=display_names,
         # under a day, or the tick would land after the next cutoff and fetch
         # a day that has not closed
-        schedule_lag_minutes=_parse_int(raw.get("schedule_lag_minutes", 10), "schedule lag (minutes)", 0, 1439),
-        late_days=_parse_int(raw.get("late_days", 2), "late days", 0, 30),
-        executor=_parse_executor(raw.get("executor", "in_process")),
+        schedule_lag_minutes=at("schedule_lag_minutes", _parse_int, raw.get("schedule_lag_minutes", 10),
+                                "schedule lag (minutes)", 0, 1439),
+        late_days=at("late_days", _parse_int, raw.get("late_days", 2), "late days", 0, 30),
+        executor=at("executor", _parse_executor, raw.get("executor", "in_process")),
         narrative=_parse_narrative(raw.get("narrative", {}), env, path),
         delivery=_parse_delivery(raw.get("delivery", {}), env, path),
     )

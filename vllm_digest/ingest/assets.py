@@ -14,6 +14,7 @@ from vllm_digest.partitions import (
     SINGLE_RUN,
     DayWindow,
     context_windows,
+    log_progress,
     daily_partitions,
     day_span,
     not_retried,
@@ -95,7 +96,7 @@ def land_days(context, activity_source: ActivitySourceResource, repo: RepoRef, s
     lines = None if github else RowLines()
     # one session for the run's days: the github source pages the events feed once for all of them
     with activity_source.session(repo, context.log) as source:
-        for window in windows:
+        for done, window in enumerate(windows, 1):
             previous = read_day(settings.raw_dir, repo, window.key)
             payload = fetch_or_fail(source, repo, window, previous, context.log, people, files)
             write_day(settings.raw_dir, repo, window.key, payload, lines)
@@ -103,6 +104,7 @@ def land_days(context, activity_source: ActivitySourceResource, repo: RepoRef, s
                 people.save()
                 files.save()
             landed[window.key] = landed_counts(payload)
+            log_progress(context.log, f"raw {repo.full_name}: landed", done, len(windows))
     return landed
 
 

@@ -7,12 +7,12 @@ from vllm_digest import gc_pause
 from vllm_digest.narrative.narration import narrate_reports, prefetch_cache
 from vllm_digest.narrative.resource import NarrativeResource
 from vllm_digest.partitions import (
-    PER_DAY_METADATA_MAX_DAYS, SINGLE_RUN, context_weeks, context_windows, daily_partitions, day_span, weekly_partitions,
+    SINGLE_RUN, context_weeks, log_progress, context_windows, daily_partitions, day_span, weekly_partitions,
 )
 from vllm_digest.report.build import build_reports, featured_focus
-from vllm_digest.report.model import DayReport
+from vllm_digest.report.metadata import report_metadata, weekly_metadata
 from vllm_digest.report.queries import TABLES_READ
-from vllm_digest.report.render import render_markdown, report_dir, write_report
+from vllm_digest.report.render import write_report
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
 from vllm_digest.schedules import WEEKLY_GROUP, report_freshness_policy
 from vllm_digest.settings import RepoRef, Settings
@@ -53,53 +53,25 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         narrative_config = narrative.narrative_config()
         # the batch's rows and pages hold no reference cycles: no collector passes over them (gc_pause)
         with gc_pause.paused(), warehouse.connect(read_only=True) as con:
-            days = build_reports(con, settings, repo, windows)
+            days = build_reports(con, settings, repo, windows, lambda done, total: log_progress(
+                context.log, f"report {repo.full_name}: built", done, total))
             cached = prefetch_cache(con, narrative_config, days, focus)
         days, narration = narrate_reports(warehouse.connect, narrative_config, days, focus, cached)
         written = {}
         with gc_pause.paused():
-            for day in days:
+            for done, day in enumerate(days, 1):
                 written = write_report(settings, repo, day)
+                log_progress(context.log, f"report {repo.full_name}: written", done, len(days))
         metadata = {
             "days": day_span(windows),
-            **report_metadata(settings, repo, [day[0] for day in days], written),
+            # the last day's previews and pages (``written`` holds the last day's files)
+            **report_metadata(settings, repo, [day[0] for day in days], written, days[-1]),
             **narration.metadata(),
         }
         context.log.info(f"wrote reports for {repo.full_name} {day_span(windows)}; {narration.log_line()}")
         return dg.MaterializeResult(metadata=metadata)
 
     return daily_report
-
-
-def report_metadata(settings: Settings, repo: RepoRef, reports: list[DayReport], written: dict) -> dict:
-    """What the UI shows for the report, from each day's report in the first language. Dagster copies a
-    range run's metadata onto every day's materialization, so a range run says only what is true of the
-    whole run (the folder, which days are incomplete, each day's counts by day) and never one day's
-    counts, paths or preview."""
-    if len(reports) == 1:
-        day = reports[0]
-        return {
-            **{f"path_{name.replace('.', '_')}": dg.MetadataValue.path(str(p)) for name, p in written.items()},
-            **day.counts,
-            "complete": day.fetch.complete,
-            # which table fed each section: a missing analytics mart shows up here, not as a crash
-            **{f"source_{s.id}": s.source for s in day.sections},
-            "focus_items": len(day.data.focus),
-            "preview": dg.MetadataValue.md(render_markdown(day)),
-        }
-    incomplete = [r.day for r in reports if not r.fetch.complete]
-    metadata: dict = {
-        "reports_dir": dg.MetadataValue.path(str(report_dir(settings, repo))),
-        "complete": not incomplete,
-        "incomplete_days": ", ".join(incomplete) or "none",
-    }
-    if len(reports) <= PER_DAY_METADATA_MAX_DAYS:
-        metadata["counts_by_day"] = dg.MetadataValue.json({r.day: dict(r.counts) for r in reports})
-    else:
-        metadata["counts_total"] = dg.MetadataValue.json(
-            {name: sum(r.counts[name] for r in reports) for name in reports[0].counts}
-        )
-    return metadata
 
 
 def build_weekly_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:
@@ -126,15 +98,11 @@ def build_weekly_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         weeks = context_weeks(context)
         with warehouse.connect(read_only=True) as con:
             built = build_weeks(con, settings, repo, weeks)
+        written: dict = {}
         for week in built:
-            write_week(settings, repo, week)
+            written = write_week(settings, repo, week)
         context.log.info(f"wrote weekly digests for {repo.full_name}: {', '.join(weeks)}")
-        first = built[0][0]
-        metadata: dict = {"weeks": ", ".join(weeks), "weekly_dir": dg.MetadataValue.path(str(weekly_dir(settings, repo)))}
-        if len(built) == 1:
-            metadata.update({"days_held": first.days_held, "featured": first.featured, "moved": first.moved,
-                             **{c.key: c.this for c in first.counts}})
-        return dg.MaterializeResult(metadata=metadata)
+        return dg.MaterializeResult(metadata=weekly_metadata(weeks, built, written, weekly_dir(settings, repo)))
 
     return weekly_digest
 

@@ -125,14 +125,18 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
 
 
 def build_reports(
-    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, windows: list[DayWindow]
+    con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef, windows: list[DayWindow],
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[tuple[DayReport, ...]]:
     """Every day of ``windows``, each as its reports in ``settings.languages`` order. The report
-    queries run once for all the days (a range run reads each table once, not once a day)."""
+    queries run once for all the days (a range run reads each table once, not once a day).
+    ``progress(done, total)`` is called after each day (the asset logs it)."""
     batch = DayBatch(con, repo.full_name, [w.key for w in windows])
     out = []
     for window in windows:
         data = gather(repo.full_name, window.key, batch.day(window.key))
         lists = listed_sets(data, settings, repo)
         out.append(tuple(build_day_report(data, settings, repo, window, lang, lists) for lang in settings.languages))
+        if progress is not None:
+            progress(len(out), len(windows))
     return out

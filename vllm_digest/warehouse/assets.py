@@ -120,12 +120,15 @@ def build_layer_asset(
     def layer_asset(context: dg.AssetExecutionContext, warehouse: WarehouseResource):
         windows = context_windows(context, settings)
         selected = tuple(m for m in models if key_of[m] in context.selected_asset_keys)
+        built = layer if selected == models else ", ".join(selected)
+        # set-based: one statement per table covers every day, so there is no per-day progress to tell;
+        # this line says what the step is doing while it waits for the warehouse and writes
+        context.log.info(f"building {built} for {repo.full_name} {day_span(windows)}: {len(selected)} tables")
         with warehouse.connect() as con:
             if build is None:
                 per_day = build_days(con, selected, repo, windows, settings.raw_dir)
             else:
                 per_day = build(con, repo, windows, selected)
-        built = layer if selected == models else ", ".join(selected)
         context.log.info(f"built {built} for {repo.full_name} {day_span(windows)}")
         for model in selected:
             rows = [per_day[w.key][model] for w in windows]
