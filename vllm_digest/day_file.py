@@ -62,3 +62,10 @@ def counts(path: Path, doc: dict, error: type[ValueError]) -> dict[str, int]:
 
 def complete(doc: dict) -> bool:
     return bool((doc.get("fetch") or {}).get("complete", True))
+
+
+def failed_checks(doc: dict) -> tuple[str, ...]:
+    """The warehouse checks the day failed when its report was rendered (none in a file written before
+    the report recorded them)."""
+    found = (doc.get("fetch") or {}).get("failed_checks") or []
+    return tuple(str(name) for name in found) if isinstance(found, list) else ()

@@ -172,6 +172,17 @@ def deliver(settings: Settings, repo: RepoRef, days: list[str], connect: Connect
                 run.attempts.append(Attempt(day, channel.name, NEW, "failed", str(exc)))
                 save(previous, day, channel.name, previous.content_hash if previous else "unreadable", NEW, str(exc), FAILED)
             continue
+        if digest.failed_checks:
+            # a day that fails its warehouse checks is not sent: a failure the next run retries, once the
+            # day is fetched again and its checks pass
+            why = f"not sent: the day failed its warehouse checks ({', '.join(digest.failed_checks)})"
+            for channel in chans:
+                previous = rows.get((day, channel.name))
+                if previous is not None and (previous.delivered or (previous.unknown and config.on_unknown != "resend")):
+                    continue  # what went out stays as it is; nothing new is sent for a failing day
+                run.attempts.append(Attempt(day, channel.name, NEW, "failed", why))
+                save(previous, day, channel.name, previous.content_hash if previous else "checks failed", NEW, why, FAILED)
+            continue
         for channel in chans:
             previous = rows.get((day, channel.name))
             digest_hash = channel.content_hash(digest)

@@ -74,6 +74,8 @@ class DayDigest:
 
     # language -> its message catalog ([delivery]): every word of ours a message prints
     catalogs: dict[str, Catalog] = dataclasses.field(repr=False, compare=False)
+    # the warehouse checks the day failed when its report was rendered: such a day is held, not sent
+    failed_checks: tuple[str, ...] = ()
 
     def header(self, lang: str, updated: bool = False) -> str:
         t = self.catalogs[lang]
@@ -205,4 +207,5 @@ def read_digest(settings: Settings, repo: RepoRef, day: str) -> DayDigest:
         html_paths=html,
         md_paths=md,
         catalogs={lang: settings.catalog(lang) for lang in settings.languages},
+        failed_checks=day_file.failed_checks(doc),
     )

@@ -25,6 +25,7 @@ from vllm_digest.report.queries import DayBatch
 from vllm_digest.report.sections import Wording, author_name, build_sections
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.taxonomy import FocusArea, TaxonomyError, taxonomy_from_settings
+from vllm_digest.warehouse.checks import failing_checks
 
 
 def local_label(moment: dt.datetime, settings: Settings) -> str:
@@ -86,8 +87,10 @@ def listed_sets(data: DayData, settings: Settings, repo: RepoRef) -> dict[str, t
 
 
 def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: DayWindow, language: str,
-                     lists: dict[str, tuple[Listed, ...]] | None = None) -> DayReport:
-    """One day in one language; ``lists``: the day's ``listed_sets`` when already built."""
+                     lists: dict[str, tuple[Listed, ...]] | None = None,
+                     failed_checks: tuple[str, ...] = ()) -> DayReport:
+    """One day in one language; ``lists``: the day's ``listed_sets`` when already built; ``failed_checks``:
+    the warehouse checks the day fails (``warehouse.checks.failing_checks``)."""
     t = settings.catalog(language)
 
     def url_for(kind: str, number: int) -> str:
@@ -115,6 +118,7 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
             semantics=manifest["semantics"],
             incomplete_reasons=tuple(plain_inline(r) for r in manifest["incomplete_reasons"] or []),
             complete=bool(manifest["complete"]),
+            failed_checks=tuple(failed_checks),
         ),
         lists=lists,
         sections=build_sections(data, Wording(t, featured_focus(settings), url_for, day_href(language)), charts),
@@ -132,11 +136,14 @@ def build_reports(
     queries run once for all the days (a range run reads each table once, not once a day).
     ``progress(done, total)`` is called after each day (the asset logs it)."""
     batch = DayBatch(con, repo.full_name, [w.key for w in windows])
+    # the same checks as the warehouse step's, asked again here: a day that fails one says so in its report
+    failed = failing_checks(con, repo.full_name, [w.key for w in windows])
     out = []
     for window in windows:
         data = gather(repo.full_name, window.key, batch.day(window.key))
         lists = listed_sets(data, settings, repo)
-        out.append(tuple(build_day_report(data, settings, repo, window, lang, lists) for lang in settings.languages))
+        out.append(tuple(build_day_report(data, settings, repo, window, lang, lists, failed[window.key])
+                         for lang in settings.languages))
         if progress is not None:
             progress(len(out), len(windows))
     return out

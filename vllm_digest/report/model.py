@@ -238,6 +238,8 @@ class Fetch:
     semantics: str  # events | snapshot
     incomplete_reasons: tuple[str, ...]
     complete: bool
+    # the warehouse checks the day fails at ERROR severity (their names): the report says so, delivery holds it
+    failed_checks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

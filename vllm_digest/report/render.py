@@ -81,6 +81,7 @@ def summary_json(reports: tuple[DayReport, ...]) -> str:
             "semantics": first.fetch.semantics,
             "complete": first.fetch.complete,
             "incomplete_reasons": list(first.fetch.incomplete_reasons),
+            "failed_checks": list(first.fetch.failed_checks),
         },
         "summary": {r.language: r.section("summary").lead for r in reports},
         "hot": [{"number": e.number, "kind": e.kind, "title": e.title} for g in hot for e in g.items],

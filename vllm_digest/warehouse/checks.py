@@ -48,6 +48,18 @@ CHECKS: list[tuple[str, str, Rule, str]] = [
 ]
 
 
+def failing_checks(con, repo: str, days: list[str]) -> dict[str, tuple[str, ...]]:
+    """Per day, the names of the checks above that fail at ERROR severity (a warning is not a failure),
+    each name once, in CHECKS order. The report says so under its header and delivery holds the day
+    (issue 30: a day that fails its checks is not sent to chat or e-mail)."""
+    failed: dict[str, list[str]] = {day: [] for day in days}
+    for _table, name, rule, _doc in CHECKS:
+        for day, outcome in rule(con, repo=repo, days=days).items():
+            if not outcome.passed and not outcome.warn_only and name not in failed[day]:
+                failed[day].append(name)
+    return {day: tuple(names) for day, names in failed.items()}
+
+
 def build_repo_checks(repo: RepoRef, settings: Settings, partitions_def) -> list[dg.AssetChecksDefinition]:
     specs, rules = [], {}
     for table, name, rule, doc in CHECKS:
