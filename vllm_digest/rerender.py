@@ -30,8 +30,8 @@ weeks that depend on a rebuilt day are re-rendered, each after its days, through
 (tests/test_follow_ups.py drains the sensor's runs and compares with one run over both weeks).
 
 Nothing is rendered twice for one backfill: a day or week is left out of the follow-ups when it needs
-none (``needs_follow_up``): its latest materialization came after the run built its days, so it read
-them, or the backfill the run belongs to (a UI backfill runs its days, its weeks and the site as
+none (``needs_follow_up``): its latest materialization comes from a run that started after this run
+ended, so it read this run's days, or the backfill the run belongs to (a UI backfill runs its days, its weeks and the site as
 separate runs) has it still to do, after this run. A Lineage "Materialize all" over three days
 otherwise rendered the week holding them three times: the backfill's own weekly run, and a re-render
 after each of the day run and its follow-up run.
@@ -130,7 +130,7 @@ def weekly_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagster
             continue
         weekly_key = dg.AssetKey([*repo.key_prefix, WEEKLY_ASSET])
         weeks = [w for w in rendered_weeks(*span, instance.get_materialized_partitions(weekly_key))
-                 if needs_follow_up(instance, weekly_key, w, built_at, backfill)]
+                 if needs_follow_up(instance, weekly_key, w, _ended_at(instance, run, built_at), backfill)]
         if weeks:
             requests.append(dg.RunRequest(
                 run_key=f"{run.run_id}:{repo.slug}:weeks:{weeks[0]}",
@@ -145,6 +145,17 @@ def _latest(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str):
     """The latest materialization record of ``key`` for ``partition``, or None."""
     found = instance.fetch_materializations(dg.AssetRecordsFilter(key, asset_partitions=[partition]), limit=1)
     return found.records[0] if found.records else None
+
+
+def _started_at(instance: dg.DagsterInstance, run_id: str) -> float | None:
+    record = instance.get_run_record_by_id(run_id)
+    return record.start_time if record is not None else None
+
+
+def _ended_at(instance: dg.DagsterInstance, run: dg.DagsterRun, built_at: float) -> float:
+    """When ``run`` ended (the sensor sees it succeed, so it has), else when it built its days."""
+    record = instance.get_run_record_by_id(run.run_id)
+    return record.end_time if record is not None and record.end_time is not None else built_at
 
 
 def _built_by(instance: dg.DagsterInstance, key: dg.AssetKey, day: str, run: dg.DagsterRun) -> float | None:
@@ -165,13 +176,14 @@ def _backfill_of(instance: dg.DagsterInstance, run: dg.DagsterRun):
     return backfill
 
 
-def needs_follow_up(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str, built_at: float, backfill) -> bool:
-    """Whether ``key``'s ``partition`` must be rendered again after a run that built days at ``built_at``.
-    Not when its latest materialization is later (it read those days), nor when ``backfill`` targets it
-    and none of the backfill's runs has materialized it yet (that run comes after this one: it is
-    downstream of it, or waits for the warehouse pool it holds)."""
+def needs_follow_up(instance: dg.DagsterInstance, key: dg.AssetKey, partition: str, ended_at: float, backfill) -> bool:
+    """Whether ``key``'s ``partition`` must be rendered again after a run that built days and ended at
+    ``ended_at``. Not when its latest materialization comes from a run that started after that (so it
+    read those days: a materialization's own time is no proof, as a run writes its events after it let
+    the warehouse go), nor when ``backfill`` targets it and none of the backfill's runs has materialized
+    it yet (that run comes after this one: it is downstream of it, or waits for the warehouse it holds)."""
     latest = _latest(instance, key, partition)
-    if latest is not None and latest.timestamp > built_at:
+    if latest is not None and (started := _started_at(instance, latest.run_id)) is not None and started > ended_at:
         return False
     if backfill is None:
         return True
@@ -205,7 +217,7 @@ def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagst
         materialized = instance.get_materialized_partitions(topic_key)
         # asked only of the days in the window: one look-up each
         built = {d for d in (f for block in follower_blocks(span[1], materialized, window) for f in block)
-                 if needs_follow_up(instance, topic_key, d, built_at, backfill)}
+                 if needs_follow_up(instance, topic_key, d, _ended_at(instance, run, built_at), backfill)}
         for block in follower_blocks(span[1], built, window):
             requests.append(dg.RunRequest(
                 run_key=f"{run.run_id}:{repo.slug}:{block[0]}",
