@@ -157,14 +157,22 @@ def search_time(moment: dt.datetime) -> str:
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# pages in a row without a new event that make the events feed "stuck": one or two can be new events at
+# its head shifting the pages between two fetches (see EventFeed); the page cap still bounds the feed
+STUCK_PAGES = 3
+
+
 class EventFeed:
     """The repository's issue events feed (newest first) shared by the days of one run: each page is
     asked once, so a run of N days pages the feed back to its oldest day once instead of N times
     (each day's plan would page it from now back to its own window). Plans read it in any order.
 
     Each page is checked against the ones before it, so a feed that loops is not taken as the truth:
-    a ``next`` already fetched (or past the page cap) and a page that brings no event not already seen
-    (the feed does not advance) end the feed with ``fault`` set; a day that needed pages beyond it
+    a ``next`` already fetched (or past the page cap) and ``STUCK_PAGES`` pages in a row that bring no
+    event not already seen (the feed does not advance) end the feed with ``fault`` set. One such page
+    alone is no fault: the feed is read lazily across a run's days, with other requests and rate-limit
+    waits between pages, and a page's worth of new events at its head meanwhile shifts every later page
+    (the next one then repeats the last one fetched). A day that needed pages beyond the fault
     falls back to snapshot counting, marked incomplete. GitHub's 422 "pagination is limited" ends it
     with ``limited`` set, a fallback like the plan's own page cap. A 304 on a page after one that came
     back changed cannot be true (new events shift every later page), so that page is asked again
@@ -177,6 +185,7 @@ class EventFeed:
         self._next: str | None = None
         self._done = False
         self._seen: set = set()  # event ids on the pages so far
+        self._stale = 0  # pages in a row that brought no event not already seen
         self._changed = False  # some page came back 200 (changed since the replayed landing)
         self._unconditional = False  # after ``refresh``: no ETags
         self.fault: str | None = None
@@ -234,10 +243,12 @@ class EventFeed:
             self._trail = self._client.trail(page.response.url)
         self._changed = self._changed or not page.response.not_modified
         ids = {event.get("id") for event in page.rows}
-        if self._pages and page.rows and not (ids - self._seen):
+        number = len(self._pages) + 1
+        self._stale = self._stale + 1 if self._pages and page.rows and not (ids - self._seen) else 0
+        if self._stale >= STUCK_PAGES:
             self.fault = (
-                f"the issue events feed does not advance: page {len(self._pages) + 1} "
-                f"({page.response.url}) holds only events of the pages before it"
+                f"the issue events feed does not advance: pages {number - STUCK_PAGES + 1} to {number} "
+                f"(the last {page.response.url}) hold only events of the pages before them"
             )
             return None
         self._seen |= ids
