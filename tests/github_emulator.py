@@ -251,6 +251,8 @@ class GitHubEmulator:
         # path ends whose pages from 2 on are served one page late: a page's worth of new events arrived at
         # the head after page 1 was served, so page 2 repeats page 1's rows and every later page shifts
         self.shifted_pages: set[str] = set()
+        # search items without pull_request.merged_at, as an older GitHub Enterprise server serves them
+        self.search_without_merged_at = False
         self.requests: list[Recorded] = []
         self._count = 0
         self._lock = threading.Lock()
@@ -414,8 +416,11 @@ class GitHubEmulator:
         rows.sort(key=lambda r: (r.get(sort_key) or "", r["number"]), reverse=q.get("order", "desc") == "desc")
         reachable = rows[: self.search_cap]
         pages = max(1, math.ceil(len(reachable) / per_page))
-        body = {"total_count": len(rows), "incomplete_results": False,
-                "items": reachable[(page - 1) * per_page: page * per_page]}
+        items = reachable[(page - 1) * per_page: page * per_page]
+        if self.search_without_merged_at:
+            items = [{**i, "pull_request": {k: v for k, v in i["pull_request"].items() if k != "merged_at"}}
+                     if isinstance(i.get("pull_request"), dict) else i for i in items]
+        body = {"total_count": len(rows), "incomplete_results": False, "items": items}
         return 200, body, pages, per_page
 
 

@@ -260,6 +260,8 @@ class EventFeed:
 class _SearchResult:
     total: int = 0
     items: list[dict] = field(default_factory=list)
+    returned: int = 0  # items the search's pages held, in the range or not
+    undated: int = 0  # of those, items without the time the range reads (see DayPlan.cross_check)
 
 
 _USER_PATH = re.compile(r"/users/([^/]+)$")
@@ -451,14 +453,18 @@ class DayPlan:
                     mid = lo + SECOND
                 left = self.search(qualifiers, field_name, lo, mid)
                 right = self.search(qualifiers, field_name, mid, hi)
-                return _SearchResult(left.total + right.total, left.items + right.items)
+                return _SearchResult(left.total + right.total, left.items + right.items,
+                                     left.returned + right.returned, left.undated + right.undated)
             self.reasons.append(f"search {q} has {total} results in one second, over the {self.options.search_cap} cap")
         result = _SearchResult(total=total)
         reachable = self.options.search_cap
         trail = self.client.trail(page.response.url)
         while True:
             for item in page.items:
-                moment = parse_time(range_time(item, field_name))
+                result.returned += 1
+                value = range_time(item, field_name)
+                result.undated += value is None
+                moment = parse_time(value)
                 if moment is not None and lo <= moment < hi:
                     result.items.append(item)
             if not page.response.next_url or len(result.items) >= reachable:
@@ -709,7 +715,9 @@ class DayPlan:
         minutes of a day fetched just after it ends only finds fewer items, which never reads as a hole
         (each day is fetched again on the next ticks, when the index has caught up). A day counted from
         current state (``events`` None) takes its lists from these very searches: nothing to check, and
-        the manifest says how it was counted."""
+        the manifest says how it was counted. A search whose items carry no ``merged_at`` (``closed_at``) at
+        all, as an older GitHub Enterprise server's search answers, cannot say when each was merged: that set
+        is recorded as not checked, with why, and the day is not marked incomplete for it."""
         if events is None:
             self.cross_checked = {"applied": False, "why": "counted from current state: the closed and merged "
                                   "lists are the searches' own results, not the events feed's"}
@@ -725,9 +733,15 @@ class DayPlan:
             found = self.search(qualifiers, field_name, self.window.start, self.window.end)
             numbers = {i["number"] for i in found.items if isinstance(i.get("number"), int)}
             query = f"{qualifiers} {field_name}:{search_time(self.window.start)}..{search_time(self.window.end - SECOND)}"
+            if found.returned and found.undated == found.returned:
+                # no item says when: every one would drop out of the range, which is no hole in the feed
+                sets[name] = {"query": query, "total": found.total, "applied": False, "why": (
+                    f"the search's {found.returned} items carry no {field_name}_at (an older GitHub Enterprise "
+                    f"server's search), so it cannot say which were {event_name} in the window")}
+                continue
             missing = sorted(numbers - ours)
-            sets[name] = {"query": query, "total": found.total, "numbers": sorted(numbers), "missing": missing,
-                          "only_in_events": sorted(ours - numbers)}
+            sets[name] = {"query": query, "total": found.total, "applied": True, "numbers": sorted(numbers),
+                          "missing": missing, "only_in_events": sorted(ours - numbers)}
             if found.total != len(numbers):
                 self.reasons.append(f"the search {query} counts {found.total} items but returned {len(numbers)}, "
                                     "so the events feed could not be checked against it in full")
@@ -737,6 +751,10 @@ class DayPlan:
                     f"the issue events feed lacks {what} #{', #'.join(map(str, missing))} in the window, which "
                     f"the search {query} finds {event_name} in it"
                 )
+        if not any(entry["applied"] for entry in sets.values()):
+            self.cross_checked = {"applied": False, "sets": sets,
+                                  "why": "; ".join(f"{name}: {entry['why']}" for name, entry in sets.items())}
+            return
         self.cross_checked = {"applied": True, "sets": sets}
 
     def created(self, recent: bool) -> None:
