@@ -234,7 +234,7 @@ class EventFeed:
                                                conditional=False)
                 self.reasked += 1
         except PagingError as exc:
-            self.fault = str(exc)
+            self.fault = f"the issue events feed cannot be followed: {exc}"
             return None
         except PaginationLimitedError as exc:
             self.limited = f"GitHub limits how deep the issue events feed pages ({exc})"
