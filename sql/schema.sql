@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS stg_fetch_manifest (
     totals JSON,                        -- the source's own count (and numbers) per report set, when it states them;
                                         -- the check reconciles_with_fetch_totals compares them with ours
     cross_check JSON                    -- the closed and merged lists' search cross-check: {"applied": true, "sets":
-                                        -- {set: {"query", "numbers", "missing"}}} or {"applied": false, "why"};
+                                        -- {set: {"query", "numbers", "missing"} or, a search that cannot say when,
+                                        -- {"query", "applied": false, "why"}}} or {"applied": false, "why"};
                                         -- {} for a landing older than it; the check cross_checked_with_search reads it
 );
 

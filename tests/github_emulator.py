@@ -248,6 +248,11 @@ class GitHubEmulator:
         self.loop_links: set[str] = set()
         # path ends whose every page serves page 1's rows and always has a next: a feed that does not advance
         self.stuck_pages: set[str] = set()
+        # path ends whose pages from 2 on are served one page late: a page's worth of new events arrived at
+        # the head after page 1 was served, so page 2 repeats page 1's rows and every later page shifts
+        self.shifted_pages: set[str] = set()
+        # search items without pull_request.merged_at, as an older GitHub Enterprise server serves them
+        self.search_without_merged_at = False
         self.requests: list[Recorded] = []
         self._count = 0
         self._lock = threading.Lock()
@@ -411,8 +416,11 @@ class GitHubEmulator:
         rows.sort(key=lambda r: (r.get(sort_key) or "", r["number"]), reverse=q.get("order", "desc") == "desc")
         reachable = rows[: self.search_cap]
         pages = max(1, math.ceil(len(reachable) / per_page))
-        body = {"total_count": len(rows), "incomplete_results": False,
-                "items": reachable[(page - 1) * per_page: page * per_page]}
+        items = reachable[(page - 1) * per_page: page * per_page]
+        if self.search_without_merged_at:
+            items = [{**i, "pull_request": {k: v for k, v in i["pull_request"].items() if k != "merged_at"}}
+                     if isinstance(i.get("pull_request"), dict) else i for i in items]
+        body = {"total_count": len(rows), "incomplete_results": False, "items": items}
         return 200, body, pages, per_page
 
 
@@ -472,9 +480,13 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(record, 403, {"message": "API rate limit exceeded"}, budget.headers(resource))
 
         stuck = any(parts.path.endswith(s) for s in emu.stuck_pages)
-        status, body, pages, per_page = emu.route(parts.path, {**q, "page": "1"} if stuck else q)
+        shifted = int(q.get("page", 1)) >= 2 and any(parts.path.endswith(s) for s in emu.shifted_pages)
+        asked = {**q, "page": "1"} if stuck else {**q, "page": str(int(q["page"]) - 1)} if shifted else q
+        status, body, pages, per_page = emu.route(parts.path, asked)
         if stuck and pages is not None:
             pages = int(q.get("page", 1)) + 1  # always one more page, never an older one
+        if shifted and pages is not None:
+            pages += 1  # the shift pushed the oldest events one page further
         if incomplete and isinstance(body, dict) and "items" in body:
             body = {**body, "incomplete_results": True, "items": body["items"][:-1]}
         raw = json.dumps(body).encode()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 
 import dagster as dg
 import pytest
@@ -19,6 +20,8 @@ from tests.github_emulator import Dataset, GitHubEmulator, _t
 from tests.github_fixtures import FAST, REPO, TOKEN, expected_windows, window_of
 from vllm_digest.ingest.github.plan import SNAPSHOT_NOTE, fetch_day
 from vllm_digest.ingest.raw_store import read_day
+from vllm_digest.warehouse import quality
+from vllm_digest.warehouse.resource import WarehouseResource
 
 LAG = dt.timedelta(minutes=10)  # the daily run fetches a day shortly after it ends
 EN_SNAPSHOT = "Counted from current state: reopenings and later merges may be missing"
@@ -106,6 +109,31 @@ def test_feed_skipping_a_merge_marks_the_day_incomplete_naming_the_pr():
     assert len(searches) == 4
 
 
+def test_a_search_whose_items_carry_no_merged_at_cannot_check_and_leaves_the_day_complete():
+    """An older GitHub Enterprise server's search items lack ``pull_request.merged_at``: that search cannot
+    say which PRs merged in the window, which is no hole. The set is recorded as not checked, with why;
+    the closed issues are still checked, and a closing the feed skipped is still found."""
+    data = Dataset.from_sample()
+    w = window_of(expected_windows()[-1])
+    with GitHubEmulator(data, token=TOKEN, search_limit=1000, now=w.end + LAG) as emu:
+        emu.search_without_merged_at = True
+        m = fetch_day(REPO, w, emu.base_url, TOKEN, None, **FAST).manifest
+    assert m.complete is True, m.incomplete_reasons
+    assert m.cross_check["applied"] is True
+    merged = m.cross_check["sets"]["merged_prs"]
+    assert merged["applied"] is False and "carry no merged_at" in merged["why"] and merged["total"] > 0
+    assert "is:pr is:merged merged:" in merged["query"]
+    closed = m.cross_check["sets"]["closed_issues"]
+    assert closed["applied"] is True and closed["numbers"] == sorted(expected_windows()[-1]["lists"]["closed_issues"])
+
+    n = _closed_issue(data, w)
+    with GitHubEmulator(_skipping(data, {n: "closed"}), token=TOKEN, search_limit=1000, now=w.end + LAG) as emu:
+        emu.search_without_merged_at = True
+        m = fetch_day(REPO, w, emu.base_url, TOKEN, None, **FAST).manifest
+    [reason] = m.incomplete_reasons
+    assert f"lacks a closing of issue #{n} in the window" in reason
+
+
 def test_closed_then_reopened_item_is_no_hole():
     """The events count a closing undone later; the search, reading the current closed_at, does not see
     it. That direction is no hole: the day stays complete, and the manifest records the difference."""
@@ -190,3 +218,21 @@ def test_sample_days_say_they_were_not_cross_checked(make_settings):
     assert check.passed and check.description == (
         "not cross-checked: the sample source has no search to check its lists against")
     assert evals[("counted_from_events", "2026-03-22")].passed
+
+
+def test_the_check_names_a_set_the_search_could_not_check(make_settings):
+    """The warehouse check passes such a day saying which set was not cross-checked and why, instead of
+    claiming every merged PR was listed."""
+    settings = make_settings()
+    materialize(settings, "2026-03-22")
+    why = "the search's 21 items carry no merged_at (an older GitHub Enterprise server's search), so it cannot say"
+    record = {"applied": True, "sets": {
+        "closed_issues": {"query": "is:issue closed:…", "applied": True, "numbers": [], "missing": []},
+        "merged_prs": {"query": "is:pr is:merged merged:…", "applied": False, "why": why},
+    }}
+    with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
+        con.execute("UPDATE stg_fetch_manifest SET cross_check = ? WHERE day = DATE '2026-03-22'", [json.dumps(record)])
+        outcome = quality.one_day(quality.cross_checked, con, repo="vllm-project/vllm", day="2026-03-22")
+    assert outcome.passed
+    assert f"merged_prs not cross-checked: {why}" in outcome.description
+    assert outcome.metadata["queries"] == {"closed_issues": "is:issue closed:…"}

@@ -112,11 +112,30 @@ def test_an_events_feed_that_does_not_advance_marks_the_day_incomplete(sample_da
         emu.stuck_pages.add("/issues/events")
         manifest = _events_plan_day(emu, window)
         feed_requests = sum(1 for r in emu.requests if r.path.endswith("/issues/events"))
-    assert feed_requests == 2
+    assert feed_requests == 4  # page 1, then STUCK_PAGES pages without a new event
     assert manifest.semantics == "snapshot" and manifest.complete is False
     [reason] = manifest.incomplete_reasons
-    assert "the issue events feed does not advance: page 2" in reason and "page=2" in reason
+    assert "the issue events feed does not advance: pages 2 to 4" in reason and "page=4" in reason
     assert manifest.details["snapshot_reason"] == reason
+
+
+def test_new_events_shifting_the_feed_between_two_pages_do_not_make_it_stuck(sample_dataset, window):
+    """A page's worth of new events arrives at the feed's head between pages 1 and 2, so page 2 repeats
+    page 1: the day still reads the feed back to its window, complete, with the same events as a quiet feed."""
+    with GitHubEmulator(sample_dataset, token=TOKEN, search_limit=1000) as emu:  # two fetches of the day
+        emu.now = window.end + dt.timedelta(days=3)  # the window lies pages deep
+        quiet, error = fetch_guarded(emu, window, per_page=10)
+        assert error is None, error
+        emu.shifted_pages.add("/issues/events")
+        emu.clear_log()
+        shifted, error = fetch_guarded(emu, window, per_page=10)
+        assert error is None, error
+    assert quiet.manifest.semantics == "events" and quiet.manifest.complete is True  # the baseline
+    manifest = shifted.manifest
+    assert manifest.semantics == "events" and manifest.complete is True, manifest.incomplete_reasons
+    assert "snapshot_reason" not in manifest.details
+    assert manifest.details["event_pages"] == quiet.manifest.details["event_pages"] + 1
+    assert [e["id"] for e in shifted.events] == [e["id"] for e in quiet.events] and shifted.events
 
 
 def test_an_events_feed_whose_link_loops_back_marks_the_day_incomplete(sample_dataset, window):
@@ -130,6 +149,8 @@ def test_an_events_feed_whose_link_loops_back_marks_the_day_incomplete(sample_da
     assert manifest.semantics == "snapshot" and manifest.complete is False
     [reason] = manifest.incomplete_reasons
     assert "issue events feed" in reason and "/issues/events" in reason
+    # one repeated page is tolerated (new events may shift the feed): the loop itself is what is named
+    assert "paging loop" in reason
 
 
 def test_the_page_cap_fallback_stays_a_complete_snapshot_day(sample_dataset, window):

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import dagster as dg
+import pytest
 
 from conftest import ROOT, project_dagster_home
 from narrative_replies import GroundedWriter
@@ -290,6 +291,81 @@ def test_readers_share_the_lock_a_writer_waits_for_them_and_a_process_never_wait
         nested.execute("CREATE TABLE IF NOT EXISTS probe (x INTEGER)")
     assert other_process("write", "5") == "opened"
     assert not list((tmp_path / "warehouse.duckdb.lock.d").glob("*.json"))
+
+
+_TRY_WRITE_LOCK = """
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+try:
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    print("taken")
+except BlockingIOError:
+    print("busy")
+"""
+
+
+def test_the_lock_stays_held_until_the_last_connection_of_any_thread_closes(tmp_path):
+    path = tmp_path / "warehouse.duckdb"
+    warehouse = WarehouseResource(path=str(path))
+    with warehouse.connect():
+        pass  # creates the file
+
+    def other_process_can_write() -> bool:
+        # another process asking for the flock to write, without waiting
+        out = subprocess.run([sys.executable, "-c", _TRY_WRITE_LOCK, str(path) + ".lock"], capture_output=True,
+                             text=True, timeout=WAIT_GUARD, check=True).stdout.strip()
+        return out == "taken"
+
+    a_open, b_open, a_closed, b_may_close, b_closed = (threading.Event() for _ in range(5))
+    read_by_b = []
+
+    def thread_a():
+        with warehouse.connect(read_only=True):
+            a_open.set()
+            b_open.wait(WAIT_GUARD)
+        a_closed.set()
+
+    def thread_b():
+        a_open.wait(WAIT_GUARD)
+        with warehouse.connect(read_only=True) as con:  # joins the lock thread A took
+            b_open.set()
+            b_may_close.wait(WAIT_GUARD)
+            read_by_b.append(con.execute("SELECT 1").fetchone())
+        b_closed.set()
+
+    threads = [threading.Thread(target=thread_a), threading.Thread(target=thread_b)]
+    for t in threads:
+        t.start()
+    try:
+        assert a_closed.wait(WAIT_GUARD)
+        # A, which took the lock, has closed; B still reads: no other process may write
+        assert not other_process_can_write()
+    finally:
+        b_may_close.set()
+        for t in threads:
+            t.join(WAIT_GUARD)
+    assert b_closed.is_set() and read_by_b == [(1,)]
+    assert other_process_can_write()
+    assert not list((tmp_path / "warehouse.duckdb.lock.d").glob("*.json"))
+    # a fresh hold after that is counted on its own: nesting and closing leave it free again
+    with warehouse.connect(read_only=True), warehouse.connect(read_only=True):
+        assert not other_process_can_write()
+    assert other_process_can_write()
+
+
+def test_a_read_only_connection_inside_a_writable_one_is_refused_clearly(tmp_path):
+    path = tmp_path / "warehouse.duckdb"
+    warehouse = WarehouseResource(path=str(path))
+    with warehouse.connect() as con:
+        con.execute("CREATE TABLE IF NOT EXISTS probe (x INTEGER)")
+        with pytest.raises(RuntimeError, match=r"a read-only connection to the warehouse .* was asked for while "
+                                               r"this process has it open writable"):
+            with warehouse.connect(read_only=True):
+                pass
+        # the writable connection goes on, and still holds the lock
+        con.execute("INSERT INTO probe VALUES (1)")
+    with warehouse.connect(read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM probe").fetchone() == (1,)
 
 
 def test_terminate_in_the_ui_stops_a_run_waiting_for_the_warehouse(tmp_path):

@@ -210,8 +210,11 @@ def cross_checked(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict
             why = record.get("why") or "the landing predates the cross-check"
             out[day] = Outcome(True, f"not cross-checked: {why}", {"applied": False, "why": why})
             continue
-        missing, queries = {}, {}
+        missing, queries, unchecked = {}, {}, {}
         for name, entry in sorted((record.get("sets") or {}).items()):
+            if entry.get("applied") is False:  # a search that cannot say when (DayPlan.cross_check)
+                unchecked[name] = entry.get("why") or "not applied"
+                continue
             queries[name] = entry.get("query")
             absent = sorted(set(entry.get("numbers") or []) - set(all_lists[day].get(name, [])))
             if absent:
@@ -223,9 +226,10 @@ def cross_checked(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict
                 f"{name} lacks #{', #'.join(map(str, numbers[:_SHOWN]))} ({queries[name]})"
                 for name, numbers in missing.items()
             )
+        text += "".join(f"; {name} not cross-checked: {why}" for name, why in unchecked.items())
         numbers = sorted({n for ns in missing.values() for n in ns})
         out[day] = Outcome(not missing, text, {"applied": True, "queries": queries, "missing": missing,
-                                               "missing_numbers": numbers[:_SHOWN]})
+                                               "missing_numbers": numbers[:_SHOWN], "not_applied": unchecked})
     return out
 
 

@@ -7,6 +7,7 @@ failing, and a missing file is created whole by us, never by DuckDB (see ``_crea
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import multiprocessing
 import os
@@ -59,24 +60,19 @@ class WarehouseResource(dg.ConfigurableResource):
     @contextlib.contextmanager
     def _locked(self, mode: str) -> Iterator[None]:
         path = Path(os.path.abspath(self.path))
-        with _held_lock:
-            held = _held.get(path)
-            if held is not None:
-                if mode == "write" and held[0] == "read":
-                    # flock would wait for ourselves forever
-                    raise RuntimeError(
-                        f"a writable connection to the warehouse {self.path!r} was asked for while this process "
-                        "has it open read-only: close the read-only connection first"
-                    )
-                _held[path] = (held[0], held[1] + 1)
-        if held is not None:
-            # this process already holds the lock (a nested connection, or another thread's): DuckDB shares one
-            # database per process and orders its transactions itself; flock would make us wait for ourselves
-            try:
-                yield
-            finally:
-                _release_nested(path)
-            return
+        hold = _join(path, mode, self.path)
+        if hold is None:
+            # one thread at a time takes the lock for a path: a second thread arriving meanwhile then joins
+            # it instead of taking a second flock beside it (or waiting for its own process)
+            with _acquiring(path):
+                hold = _join(path, mode, self.path) or self._take(path, mode)
+        try:
+            yield
+        finally:
+            _release(path, hold)
+
+    def _take(self, path: Path, mode: str) -> _Hold:
+        """Take the warehouse lock (waiting for other processes) and record it as held by this process."""
         step = _step_context()
         log = step.log if step is not None else None
         me = lock.Holder(
@@ -96,15 +92,14 @@ class WarehouseResource(dg.ConfigurableResource):
             if step is not None:
                 _fail_dead_run(step.instance, dead, log)
 
-        with lock.hold(path, mode, me, wait_seconds=self.lock_wait_seconds, report_every=self.lock_report_seconds,
-                       report=report, took_over=took_over):
-            with _held_lock:
-                _held[path] = (mode, 1)
-            try:
-                yield
-            finally:
-                with _held_lock:
-                    _held.pop(path, None)
+        # entered here, left by whichever connection (of any thread) closes last: see _release
+        stack = contextlib.ExitStack()
+        stack.enter_context(lock.hold(path, mode, me, wait_seconds=self.lock_wait_seconds,
+                                      report_every=self.lock_report_seconds, report=report, took_over=took_over))
+        hold = _Hold(mode=mode, count=1, stack=stack)
+        with _held_lock:
+            _held[path] = hold
+        return hold
 
     def _open(self, read_only: bool) -> duckdb.DuckDBPyConnection:
         path = Path(self.path)
@@ -138,16 +133,59 @@ class WarehouseResource(dg.ConfigurableResource):
         return con
 
 
-# the warehouse locks this process holds: path -> (mode, open connections); a nested connection reuses it
-_held: dict[Path, tuple[str, int]] = {}
+@dataclasses.dataclass
+class _Hold:
+    """The warehouse lock this process holds for one file, shared by all its open connections (any thread's)."""
+
+    mode: str                     # "write" or "read"
+    count: int                    # open connections; the lock is let go when the last one closes
+    stack: contextlib.ExitStack   # the entered lock.hold: closing it removes our record and frees the flock
+
+
+# the warehouse locks this process holds: path -> its hold; a nested connection joins it
+_held: dict[Path, _Hold] = {}
 _held_lock = threading.Lock()
+# per path: taken while a thread waits for the flock, so that a second thread joins instead of taking another
+_acquiring_locks: dict[Path, threading.Lock] = {}
 
 
-def _release_nested(path: Path) -> None:
+def _acquiring(path: Path) -> threading.Lock:
     with _held_lock:
-        if path in _held:  # else the outer connection (another thread's) has already let go
-            mode, count = _held[path]
-            _held[path] = (mode, count - 1)
+        return _acquiring_locks.setdefault(path, threading.Lock())
+
+
+def _join(path: Path, mode: str, shown: str) -> _Hold | None:
+    """Count one more connection into the lock this process already holds for ``path``, or None if it holds none.
+
+    DuckDB shares one database per process and orders its transactions itself, so a second connection
+    needs no lock of its own (flock would make us wait for ourselves). It must have the same mode,
+    except a writer may nest a writer: DuckDB refuses to open a file read-only and writable at once in
+    one process, and a read-only connection handed out as a cursor of the writable one could write."""
+    with _held_lock:
+        hold = _held.get(path)
+        if hold is None:
+            return None
+        if hold.mode != mode:
+            asked, has = ("writable", "read-only") if mode == "write" else ("read-only", "writable")
+            raise RuntimeError(
+                f"a {asked} connection to the warehouse {shown!r} was asked for while this process has it open "
+                f"{has}: close the {has} connection first"
+                + ("" if mode == "write" else ", or read through the writable one")
+            )
+        hold.count += 1
+        return hold
+
+
+def _release(path: Path, hold: _Hold) -> None:
+    """One connection of ``hold`` closed: let the lock go when it was the last one, whichever thread it was."""
+    with _held_lock:
+        hold.count -= 1
+        if hold.count > 0:
+            return
+        if _held.get(path) is hold:
+            del _held[path]
+        # still under _held_lock: no thread can join this hold, or take a new flock beside it, until it is gone
+        hold.stack.close()
 
 
 def _log_outside_step(message: str) -> None:

@@ -157,14 +157,22 @@ def search_time(moment: dt.datetime) -> str:
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+# pages in a row without a new event that make the events feed "stuck": one or two can be new events at
+# its head shifting the pages between two fetches (see EventFeed); the page cap still bounds the feed
+STUCK_PAGES = 3
+
+
 class EventFeed:
     """The repository's issue events feed (newest first) shared by the days of one run: each page is
     asked once, so a run of N days pages the feed back to its oldest day once instead of N times
     (each day's plan would page it from now back to its own window). Plans read it in any order.
 
     Each page is checked against the ones before it, so a feed that loops is not taken as the truth:
-    a ``next`` already fetched (or past the page cap) and a page that brings no event not already seen
-    (the feed does not advance) end the feed with ``fault`` set; a day that needed pages beyond it
+    a ``next`` already fetched (or past the page cap) and ``STUCK_PAGES`` pages in a row that bring no
+    event not already seen (the feed does not advance) end the feed with ``fault`` set. One such page
+    alone is no fault: the feed is read lazily across a run's days, with other requests and rate-limit
+    waits between pages, and a page's worth of new events at its head meanwhile shifts every later page
+    (the next one then repeats the last one fetched). A day that needed pages beyond the fault
     falls back to snapshot counting, marked incomplete. GitHub's 422 "pagination is limited" ends it
     with ``limited`` set, a fallback like the plan's own page cap. A 304 on a page after one that came
     back changed cannot be true (new events shift every later page), so that page is asked again
@@ -177,6 +185,7 @@ class EventFeed:
         self._next: str | None = None
         self._done = False
         self._seen: set = set()  # event ids on the pages so far
+        self._stale = 0  # pages in a row that brought no event not already seen
         self._changed = False  # some page came back 200 (changed since the replayed landing)
         self._unconditional = False  # after ``refresh``: no ETags
         self.fault: str | None = None
@@ -225,7 +234,7 @@ class EventFeed:
                                                conditional=False)
                 self.reasked += 1
         except PagingError as exc:
-            self.fault = str(exc)
+            self.fault = f"the issue events feed cannot be followed: {exc}"
             return None
         except PaginationLimitedError as exc:
             self.limited = f"GitHub limits how deep the issue events feed pages ({exc})"
@@ -234,10 +243,12 @@ class EventFeed:
             self._trail = self._client.trail(page.response.url)
         self._changed = self._changed or not page.response.not_modified
         ids = {event.get("id") for event in page.rows}
-        if self._pages and page.rows and not (ids - self._seen):
+        number = len(self._pages) + 1
+        self._stale = self._stale + 1 if self._pages and page.rows and not (ids - self._seen) else 0
+        if self._stale >= STUCK_PAGES:
             self.fault = (
-                f"the issue events feed does not advance: page {len(self._pages) + 1} "
-                f"({page.response.url}) holds only events of the pages before it"
+                f"the issue events feed does not advance: pages {number - STUCK_PAGES + 1} to {number} "
+                f"(the last {page.response.url}) hold only events of the pages before them"
             )
             return None
         self._seen |= ids
@@ -249,6 +260,8 @@ class EventFeed:
 class _SearchResult:
     total: int = 0
     items: list[dict] = field(default_factory=list)
+    returned: int = 0  # items the search's pages held, in the range or not
+    undated: int = 0  # of those, items without the time the range reads (see DayPlan.cross_check)
 
 
 _USER_PATH = re.compile(r"/users/([^/]+)$")
@@ -440,14 +453,18 @@ class DayPlan:
                     mid = lo + SECOND
                 left = self.search(qualifiers, field_name, lo, mid)
                 right = self.search(qualifiers, field_name, mid, hi)
-                return _SearchResult(left.total + right.total, left.items + right.items)
+                return _SearchResult(left.total + right.total, left.items + right.items,
+                                     left.returned + right.returned, left.undated + right.undated)
             self.reasons.append(f"search {q} has {total} results in one second, over the {self.options.search_cap} cap")
         result = _SearchResult(total=total)
         reachable = self.options.search_cap
         trail = self.client.trail(page.response.url)
         while True:
             for item in page.items:
-                moment = parse_time(range_time(item, field_name))
+                result.returned += 1
+                value = range_time(item, field_name)
+                result.undated += value is None
+                moment = parse_time(value)
                 if moment is not None and lo <= moment < hi:
                     result.items.append(item)
             if not page.response.next_url or len(result.items) >= reachable:
@@ -698,7 +715,9 @@ class DayPlan:
         minutes of a day fetched just after it ends only finds fewer items, which never reads as a hole
         (each day is fetched again on the next ticks, when the index has caught up). A day counted from
         current state (``events`` None) takes its lists from these very searches: nothing to check, and
-        the manifest says how it was counted."""
+        the manifest says how it was counted. A search whose items carry no ``merged_at`` (``closed_at``) at
+        all, as an older GitHub Enterprise server's search answers, cannot say when each was merged: that set
+        is recorded as not checked, with why, and the day is not marked incomplete for it."""
         if events is None:
             self.cross_checked = {"applied": False, "why": "counted from current state: the closed and merged "
                                   "lists are the searches' own results, not the events feed's"}
@@ -714,9 +733,15 @@ class DayPlan:
             found = self.search(qualifiers, field_name, self.window.start, self.window.end)
             numbers = {i["number"] for i in found.items if isinstance(i.get("number"), int)}
             query = f"{qualifiers} {field_name}:{search_time(self.window.start)}..{search_time(self.window.end - SECOND)}"
+            if found.returned and found.undated == found.returned:
+                # no item says when: every one would drop out of the range, which is no hole in the feed
+                sets[name] = {"query": query, "total": found.total, "applied": False, "why": (
+                    f"the search's {found.returned} items carry no {field_name}_at (an older GitHub Enterprise "
+                    f"server's search), so it cannot say which were {event_name} in the window")}
+                continue
             missing = sorted(numbers - ours)
-            sets[name] = {"query": query, "total": found.total, "numbers": sorted(numbers), "missing": missing,
-                          "only_in_events": sorted(ours - numbers)}
+            sets[name] = {"query": query, "total": found.total, "applied": True, "numbers": sorted(numbers),
+                          "missing": missing, "only_in_events": sorted(ours - numbers)}
             if found.total != len(numbers):
                 self.reasons.append(f"the search {query} counts {found.total} items but returned {len(numbers)}, "
                                     "so the events feed could not be checked against it in full")
@@ -726,6 +751,10 @@ class DayPlan:
                     f"the issue events feed lacks {what} #{', #'.join(map(str, missing))} in the window, which "
                     f"the search {query} finds {event_name} in it"
                 )
+        if not any(entry["applied"] for entry in sets.values()):
+            self.cross_checked = {"applied": False, "sets": sets,
+                                  "why": "; ".join(f"{name}: {entry['why']}" for name, entry in sets.items())}
+            return
         self.cross_checked = {"applied": True, "sets": sets}
 
     def created(self, recent: bool) -> None:
