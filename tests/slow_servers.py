@@ -5,7 +5,10 @@
 - ``SilentTcpServer``: accepts connections and never says a word (a hung git remote over http), and
   tells when the client end closed each connection;
 - ``StallingSmtp``: aiosmtpd that takes the whole message and answers it only once the test ends;
-- ``TricklingSmtp``: a greeting, then an EHLO reply that never ends, one byte at a time.
+- ``TricklingSmtp``: a greeting, then an EHLO reply that never ends, one byte at a time;
+- ``DeafTcpServer``: accepts connections and never reads, so a large request stalls halfway;
+- ``ScriptedSmtp``: takes the message (refusing some recipients) and never answers QUIT; optionally
+  offers STARTTLS and holds the handshake.
 
 Every one stops its handlers when the test leaves its ``with`` block.
 """
@@ -185,3 +188,76 @@ class TricklingSmtp(SilentTcpServer):
                             return
             except OSError:
                 self.closed.set()
+
+
+class DeafTcpServer(SilentTcpServer):
+    """Accepts every connection and never reads from it: once the kernel's buffers are full, a client
+    sending a large request is stuck halfway through it."""
+
+    def _hold(self, conn: socket.socket) -> None:
+        with conn:
+            self.stop.wait()
+
+
+class ScriptedSmtp(SilentTcpServer):
+    """A small SMTP server that takes the message for every recipient but those in ``refuse`` (recorded
+    in ``messages``), answers it, and then never answers QUIT. With ``tls`` (a server context) it offers
+    STARTTLS, answers it after ``starttls_delay`` seconds and begins the handshake only once ``handshake``
+    is set: a TLS handshake slower than the client's deadline. ``ended`` is set once a message came in
+    or a connection ended."""
+
+    def __init__(self, refuse: tuple[str, ...] = (), tls=None, starttls_delay: float = 0.0):
+        super().__init__()
+        self.refuse = refuse
+        self.tls = tls
+        self.starttls_delay = starttls_delay
+        self.handshake = threading.Event()
+        self.ended = threading.Event()
+        self.messages: list[bytes] = []
+
+    def _hold(self, conn: socket.socket) -> None:
+        try:
+            self._dialogue(conn)
+        except OSError:
+            self.closed.set()
+        finally:
+            self.ended.set()
+            conn.close()
+
+    def _dialogue(self, conn: socket.socket) -> None:
+        conn.settimeout(30)
+        reader = conn.makefile("rb")
+        conn.sendall(b"220 127.0.0.1 ESMTP\r\n")
+        while not self.stop.is_set():
+            line = reader.readline()
+            verb = line[:4].upper()
+            if not line:
+                return
+            if verb == b"QUIT":
+                self.stop.wait()  # the message was taken: the goodbye never comes
+                return
+            if verb == b"EHLO" and self.tls is not None:
+                conn.sendall(b"250-127.0.0.1\r\n250 STARTTLS\r\n")
+            elif verb == b"STAR" and self.tls is not None:
+                self.stop.wait(self.starttls_delay)
+                conn.sendall(b"220 go ahead\r\n")
+                self.handshake.wait(30)
+                conn = self.tls.wrap_socket(conn, server_side=True)
+                reader = conn.makefile("rb")
+                self.tls = None  # offered once
+            elif verb == b"RCPT":
+                refused = any(box.encode() in line for box in self.refuse)
+                conn.sendall(b"550 no such user\r\n" if refused else b"250 OK\r\n")
+            elif verb == b"DATA":
+                conn.sendall(b"354 go ahead\r\n")
+                data = b""
+                while not data.endswith(b"\r\n.\r\n"):
+                    more = reader.readline()
+                    if not more:
+                        return
+                    data += more
+                self.messages.append(data)
+                self.ended.set()
+                conn.sendall(b"250 OK\r\n")
+            else:
+                conn.sendall(b"250 OK\r\n")

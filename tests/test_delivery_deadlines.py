@@ -8,27 +8,36 @@ outcomes; ``finishes`` only guards against a hang (the old code waited forever o
 import dataclasses
 import datetime as dt
 import json
+import socket
+import ssl
 import threading
 
 import dagster as dg
 import pytest
 
 from conftest import materialize, settings_at
-from delivery_helpers import DAY, EARLIER, SmtpServer, copy_home, deliver_days, log_rows, render_days
+from delivery_helpers import (DAY, EARLIER, SmtpServer, copy_home, deliver_days, log_rows, render_days,
+                              self_signed_cert)
 from tests.openai_emulator import OpenAIEmulator, Reply
-from tests.slow_servers import LATE, TRICKLE, SilentTcpServer, SlowReceiver, StallingSmtp, TricklingSmtp
+from tests.slow_servers import (LATE, TRICKLE, DeafTcpServer, ScriptedSmtp, SilentTcpServer, SlowReceiver,
+                                StallingSmtp, TricklingSmtp)
 from tests.webhook_receiver import WebhookReceiver
+from vllm_digest.delivery import webhook
 from vllm_digest.delivery.deliver import overdue
 from vllm_digest.delivery.log import read_log
 from vllm_digest.delivery.publish import PublishError, publish
+from vllm_digest.delivery.webhook import DeliveryError, DeliveryUnknown, WebhookRequest
 from vllm_digest.narrative.config import NarrativeConfig
 from vllm_digest.narrative.provider import ChatProvider
 from vllm_digest.settings import SettingsError, load_settings
 from vllm_digest.taxonomy.loader import DEFAULT_TAXONOMY, TaxonomyError, load_taxonomy
 from vllm_digest.warehouse.resource import WarehouseResource
 
-# the deadline every test here sets: short, so a test takes seconds; the guard is far beyond it
-FAST = {"VLLM_DIGEST_DELIVERY_DEADLINE": "2"}
+# the deadline every test here sets: short, so a test takes seconds, yet long enough for connecting
+# and EHLO on a loaded machine (a test that must hit it waits it out in full); the guard is far beyond it
+FAST_SECONDS = 5
+FAST = {"VLLM_DIGEST_DELIVERY_DEADLINE": str(FAST_SECONDS)}
+WITHIN_FAST = f"no answer within the {FAST_SECONDS}s delivery deadline (delivery.deadline, VLLM_DIGEST_DELIVERY_DEADLINE)"
 GUARD_SECONDS = 60
 MAIL = {"VLLM_DIGEST_SMTP_HOST": "127.0.0.1", "VLLM_DIGEST_SMTP_FROM": "digest@example.org",
         "VLLM_DIGEST_SMTP_TO": "a@example.org"}
@@ -68,17 +77,64 @@ def rows_of(settings) -> dict:
 
 # --- webhooks -----------------------------------------------------------------------------------
 
-def test_a_trickling_receiver_cannot_hold_a_send(rendered, tmp_path):
-    # headers, then one byte a second, endlessly: each byte restarts a per-read timeout
+@pytest.mark.parametrize("kind, outcome", [("json", "sent"), ("feishu", "unknown")])
+def test_a_trickling_receiver_cannot_hold_a_send(rendered, tmp_path, kind, outcome):
+    # a success status, then one byte a second, endlessly: each byte restarts a per-read timeout
     with SlowReceiver(default=TRICKLE) as rx:
-        settings = copy_home(rendered, tmp_path / "home", VLLM_DIGEST_WEBHOOK_URL=rx.url(), **FAST)
+        settings = copy_home(rendered, tmp_path / "home", VLLM_DIGEST_WEBHOOK_URL=rx.url(),
+                             VLLM_DIGEST_WEBHOOK_KIND=kind, **FAST)
         run = finishes(lambda: deliver_days(settings, DAY))
     [attempt] = run.attempts
-    # the message went out in full and no complete answer came: it may have arrived
-    assert attempt.outcome == "unknown"
-    assert "no answer within the 2s delivery deadline (delivery.deadline, VLLM_DIGEST_DELIVERY_DEADLINE)" in attempt.error
-    assert "T0KEN" not in attempt.error
-    assert log_rows(settings) == [(DAY, "webhook:json", "unknown", "new", 1, False)]
+    # the status is the answer of a Slack or JSON hook: taken; Feishu says so only in the body, which
+    # never came whole: it may have arrived
+    assert attempt.outcome == outcome
+    if outcome == "unknown":
+        assert WITHIN_FAST in attempt.error and "T0KEN" not in attempt.error
+    assert log_rows(settings) == [(DAY, f"webhook:{kind}", outcome, "new", int(outcome != "sent"), outcome == "sent")]
+
+
+def _slow_lookups(monkeypatch) -> tuple[threading.Event, list[threading.Thread]]:
+    """Name lookups of the sending thread wait until the returned event is set, then resolve for real:
+    a slow name server (as a slow TLS handshake or proxy CONNECT), with the deadline passing meanwhile.
+    Patching the lookup only delays a real resolution and connection to a real server."""
+    release, waiting = threading.Event(), []
+    real = socket.getaddrinfo
+
+    def slow(*args, **kwargs):
+        if threading.current_thread().name.startswith("http-"):
+            waiting.append(threading.current_thread())
+            release.wait(GUARD_SECONDS)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", slow)
+    return release, waiting
+
+
+def test_a_send_whose_deadline_passes_while_connecting_never_goes_out(monkeypatch):
+    with SlowReceiver() as rx:
+        release, waiting = _slow_lookups(monkeypatch)
+        request = WebhookRequest(url=rx.url(), body=b'{"day": 1}', headers={"Content-Type": "application/json"})
+        with pytest.raises(DeliveryError) as caught:
+            finishes(lambda: webhook.post("json", request, deadline=1))
+        release.set()  # the lookup answers after the deadline, and the worker goes on...
+        [worker] = waiting
+        worker.join(GUARD_SECONDS)
+        assert not worker.is_alive()
+        # ... but sends nothing: recorded failed (retried next run), so it must not have arrived
+        assert rx.requests == []
+    assert not isinstance(caught.value, DeliveryUnknown)
+    assert str(caught.value) == (f"json webhook http://127.0.0.1:{rx.port}/…: no answer within the 1s delivery "
+                                 "deadline (delivery.deadline, VLLM_DIGEST_DELIVERY_DEADLINE)")
+
+
+def test_a_send_whose_deadline_passes_halfway_through_the_request_is_unknown():
+    # the server never reads: the request's headers go out, its large body sticks in the buffers
+    with DeafTcpServer() as server:
+        request = WebhookRequest(url=f"http://127.0.0.1:{server.port}/hook", body=b" " * (64 << 20),
+                                 headers={"Content-Type": "application/json"})
+        with pytest.raises(DeliveryUnknown) as caught:
+            finishes(lambda: webhook.post("json", request, deadline=FAST_SECONDS))
+    assert "the message went out, then " + WITHIN_FAST in str(caught.value)
 
 
 def test_a_late_answer_is_unknown_and_not_sent_again_unless_asked(rendered, tmp_path):
@@ -153,7 +209,7 @@ def test_an_smtp_server_that_never_answers_the_message_is_unknown(rendered, tmp_
         run = finishes(lambda: deliver_days(settings, DAY))
         again = finishes(lambda: deliver_days(settings, DAY))
     [attempt] = run.attempts
-    assert attempt.outcome == "unknown" and "2s delivery deadline" in attempt.error
+    assert attempt.outcome == "unknown" and f"{FAST_SECONDS}s delivery deadline" in attempt.error
     assert len(server.messages) == 1 and again.attempts == [] and again.held_unknown == [f"{DAY} email"]
 
 
@@ -164,9 +220,39 @@ def test_an_smtp_server_that_trickles_its_reply_cannot_hold_the_session(rendered
     [attempt] = run.attempts
     # stalled before the message went out: a plain failure, retried by the next run
     assert attempt.outcome == "failed"
-    assert attempt.error == (f"SMTP 127.0.0.1:{server.port}: no answer within the 2s delivery deadline "
-                             "(delivery.deadline, VLLM_DIGEST_DELIVERY_DEADLINE)")
+    assert attempt.error == f"SMTP 127.0.0.1:{server.port}: {WITHIN_FAST}"
     assert server.mail_commands == 0
+
+
+def test_recipients_refused_before_a_late_goodbye_are_still_logged(rendered, tmp_path):
+    # the message is answered (one recipient refused), then QUIT gets no answer until the deadline
+    with ScriptedSmtp(refuse=("gone@example.org",)) as server:
+        settings = copy_home(rendered, tmp_path / "home", **{**MAIL, "VLLM_DIGEST_SMTP_TO": "a@example.org, gone@example.org"},
+                             VLLM_DIGEST_SMTP_PORT=str(server.port), **FAST)
+        run = finishes(lambda: deliver_days(settings, DAY))
+    [attempt] = run.attempts
+    assert len(server.messages) == 1
+    # taken for one recipient: sent (sending again would repeat it for them), the refused one named
+    assert attempt.outcome == "sent" and "gone@example.org" in attempt.error
+    assert log_rows(settings) == [(DAY, "email", "sent", "new", 0, False)]
+
+
+def test_a_session_whose_deadline_passes_during_the_tls_handshake_sends_nothing(rendered, tmp_path, monkeypatch):
+    # closing the socket cannot stop a TLS handshake under way (the socket was handed to TLS): once it
+    # completes after the deadline, the session must not go on to send what was recorded as failed
+    cert, key = self_signed_cert(tmp_path)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    # STARTTLS is answered at half the deadline, so the handshake's own read outlives the deadline by as much
+    with ScriptedSmtp(tls=context, starttls_delay=FAST_SECONDS / 2) as server:
+        settings = copy_home(rendered, tmp_path / "home", **MAIL, VLLM_DIGEST_SMTP_PORT=str(server.port), **FAST)
+        run = finishes(lambda: deliver_days(settings, DAY))
+        server.handshake.set()  # the deadline has passed: the handshake completes now
+        assert server.ended.wait(GUARD_SECONDS)
+    [attempt] = run.attempts
+    assert attempt.outcome == "failed" and attempt.error == f"SMTP 127.0.0.1:{server.port}: {WITHIN_FAST}"
+    assert server.messages == []
 
 
 def test_the_same_message_keeps_its_message_id(rendered, tmp_path):

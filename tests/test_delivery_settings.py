@@ -101,3 +101,17 @@ def test_github_token_is_offered_only_to_the_github_host():
     own = load_settings({"GITHUB_TOKEN": "gh-tok", "VLLM_DIGEST_PUBLISH_TOKEN": "own",
                          "VLLM_DIGEST_PUBLISH_REMOTE": "https://git.example.org/o/r.git"})
     assert (publish_token(github), publish_token(other), publish_token(own)) == ("gh-tok", None, "own")
+
+
+def test_an_empty_number_variable_means_its_default_over_the_file(tmp_path):
+    # as an empty address turns its channel off, an empty number overrides the file with "unset"
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('[delivery]\ndeadline = 9\npublish_deadline = 99\nsmtp_port = 2525\n')
+    empty = {"VLLM_DIGEST_CONFIG": str(cfg), **SMTP, "VLLM_DIGEST_DELIVERY_DEADLINE": "",
+             "VLLM_DIGEST_PUBLISH_DEADLINE": " ", "VLLM_DIGEST_SMTP_PORT": ""}
+    config = load_settings(empty).delivery
+    assert (config.deadline, config.publish_deadline, config.smtp_port) == (30, 300, 587)
+    assert load_settings({"VLLM_DIGEST_CONFIG": str(cfg), **SMTP}).delivery.deadline == 9
+    with pytest.raises(SettingsError) as caught:
+        load_settings({**empty, "VLLM_DIGEST_DELIVERY_DEADLINE": "soon"})
+    assert str(caught.value) == "VLLM_DIGEST_DELIVERY_DEADLINE 'soon' is not a whole number from 1 to 600"

@@ -3,9 +3,9 @@
 httpx's timeouts (and a socket's) bound each network operation and start again on every byte
 received: a server that trickles its answer a byte at a time holds a request for as long as it
 likes. So the exchange runs in a worker thread that the caller waits for until the deadline.
-The worker is told to stop (an HTTP exchange checks the deadline at every chunk; ``cancel``
-can close a socket) and, if still busy, is left behind as a daemon that ends at its next chunk
-or at its per-operation timeout, which is cut to the deadline.
+The worker is told to stop (an HTTP exchange checks before it connects, before it sends and at
+every chunk of the answer; ``cancel`` can close a socket) and, if still busy, is left behind as a
+daemon that ends at its next chunk or at its per-operation timeout, which is cut to the deadline.
 
 Shared by every stage that speaks HTTP or SMTP outside the GitHub client (whose own retry loop
 predates this module): delivery's webhooks and e-mail, the narrative's LLM provider.
@@ -72,17 +72,49 @@ def run_within(work: Callable[[], T], deadline: Deadline, cancel: Callable[[], N
 
 
 class RequestProgress:
-    """How far one HTTP request got, from httpcore's trace events: ``body_sent`` once the whole
-    request (headers and body) went out. A failure before that means the server cannot have acted
-    on the request; after it, the server may have, answer or not."""
+    """How far one HTTP request got, from httpcore's trace events, and the switch that stops it.
+
+    ``headers_started`` once the request's first byte is about to go out, ``body_sent`` once the
+    whole request (headers and body) went out, ``status`` once the answer's status line arrived.
+    A failure before the headers means the server cannot have acted on the request.
+
+    At the deadline the waiting thread calls ``cancel()``, but the worker goes on: closing the client
+    does not stop a connection still being made (a slow name lookup, TLS handshake or proxy CONNECT).
+    So the worker asks here, under the same lock, before it connects and before it sends the headers,
+    and gives up if cancelled. Once ``cancel()`` returned, ``headers_started`` no longer changes: read
+    after it, False means the request never went out and never will."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.cancelled = False
+        self.headers_started = False
         self.body_sent = False
+        self.status: int | None = None
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+
+    def answered(self, status: int) -> None:
+        with self._lock:
+            self.status = status
 
     def trace(self, event: str, info: dict) -> None:
-        # http11.send_request_body.complete (http2.… alike)
-        if event.endswith("send_request_body.complete"):
-            self.body_sent = True
+        # http11.send_request_headers.started (http2.… alike); connection.connect_tcp.started, start_tls
+        with self._lock:
+            if event.endswith((".connect_tcp.started", ".start_tls.started", "send_request_headers.started")):
+                if self.cancelled:
+                    raise RequestCancelled("the deadline passed before the request went out")
+                # a proxy's CONNECT carries nothing of the request: the server has not seen it yet
+                request = info.get("request")
+                if event.endswith("send_request_headers.started") and getattr(request, "method", b"") != b"CONNECT":
+                    self.headers_started = True
+            elif event.endswith("send_request_body.complete"):
+                self.body_sent = True
+
+
+class RequestCancelled(Exception):
+    """Raised in the worker (and handed to nobody): the waiting thread gave up before the request went out."""
 
 
 def http_exchange(client: httpx.Client, method: str, url: str, deadline: Deadline, *,
@@ -97,10 +129,11 @@ def http_exchange(client: httpx.Client, method: str, url: str, deadline: Deadlin
     def work() -> tuple[httpx.Response, bytes]:
         chunks: list[bytes] = []
         with client.stream(method, url, timeout=timeout, extensions={"trace": progress.trace}, **kwargs) as response:
+            progress.answered(response.status_code)
             for chunk in response.iter_bytes():
                 if deadline.expired:
                     raise DeadlineExceeded(deadline.seconds)
                 chunks.append(chunk)
         return response, b"".join(chunks)
 
-    return run_within(work, deadline, name=f"http-{method.lower()}")
+    return run_within(work, deadline, cancel=progress.cancel, name=f"http-{method.lower()}")

@@ -287,6 +287,8 @@ def _parse_delivery(table, env: Mapping[str, str], path: Path | None) -> Deliver
             f"{names['smtp_user']} and VLLM_DIGEST_SMTP_PASSWORD go together: set both to log in, or neither"
         )
     since = values.get("since")
+    # an empty value (VLLM_DIGEST_DELIVERY_DEADLINE=) overrides the file with "unset": the default, as
+    # an empty address turns its channel off; the number settings below read it so
     on_unknown = text.get("on_unknown") or "hold"
     if on_unknown not in ON_UNKNOWN:
         raise SettingsError(f"{names['on_unknown']} {on_unknown!r} is not one of {list(ON_UNKNOWN)}")
@@ -298,7 +300,7 @@ def _parse_delivery(table, env: Mapping[str, str], path: Path | None) -> Deliver
         webhook_kind=kind,
         webhook_secret=secret["webhook_secret"],
         smtp_host=smtp_host,
-        smtp_port=_parse_int(values.get("smtp_port", 587), names["smtp_port"], 1, 65535),
+        smtp_port=_parse_int(values["smtp_port"] if text.get("smtp_port") else 587, names["smtp_port"], 1, 65535),
         smtp_user=user if smtp_host else None,
         smtp_password=secret["smtp_password"] if smtp_host else None,
         smtp_from=_delivery_mailboxes(values["smtp_from"], names["smtp_from"])[0] if smtp_host else None,
@@ -306,8 +308,8 @@ def _parse_delivery(table, env: Mapping[str, str], path: Path | None) -> Deliver
         updates=_delivery_flag(values.get("updates", False), names["updates"]),
         dry_run=_delivery_flag(values.get("dry_run", False), names["dry_run"]),
         since=_delivery_since(since, names["since"]),
-        deadline=_parse_int(values.get("deadline", DEFAULT_DELIVERY_DEADLINE), names["deadline"], 1, 600),
-        publish_deadline=_parse_int(values.get("publish_deadline", DEFAULT_PUBLISH_DEADLINE), names["publish_deadline"], 1, 3600),
+        deadline=_parse_int(values["deadline"] if text.get("deadline") else DEFAULT_DELIVERY_DEADLINE, names["deadline"], 1, 600),
+        publish_deadline=_parse_int(values["publish_deadline"] if text.get("publish_deadline") else DEFAULT_PUBLISH_DEADLINE, names["publish_deadline"], 1, 3600),
         on_unknown=on_unknown,
     )
 # --- end of delivery ---

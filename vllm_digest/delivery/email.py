@@ -9,6 +9,7 @@ from __future__ import annotations
 import smtplib
 import socket
 import ssl
+import threading
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
@@ -47,38 +48,56 @@ def build_message(config: DeliveryConfig, d: DayDigest, lang: str, updated: bool
 
 
 class _SMTP(smtplib.SMTP):
-    """smtplib's client, telling how far a session got and stoppable from another thread."""
+    """smtplib's client, telling how far a session got and stoppable from another thread.
+
+    ``cancel()`` (the waiting thread, at the deadline) and the worker share a lock: the worker checks
+    it once its socket is connected (before smtplib stores it in ``sock``, where cancel would not see
+    it yet) and before every byte it sends. So once ``cancel()`` returned, nothing more goes out, and
+    ``message_started`` no longer changes: False means the message never went out and never will."""
 
     def __init__(self, host: str, timeout: float):
         super().__init__(timeout=timeout)  # connects in connect(), in the worker
         # what starttls() checks the certificate against; smtplib sets it only when __init__ connects
         self._host = host
-        self.message_sent = False   # the whole message and its final "." went out
-        self.accepted = False       # the server answered the message with success
+        self._lock = threading.Lock()
+        self._socket: socket.socket | None = None  # the connected socket, before smtplib stores it
+        self.message_started = False  # the message itself began to go out
+        self.message_sent = False     # the whole message and its final "." went out
+        self.accepted = False         # the server answered the message with success
+        self.refused: dict = {}       # the recipients it refused (with accepted)
         self.cancelled = False
 
     def _get_socket(self, host, port, timeout):
         sock = super()._get_socket(host, port, timeout)
-        if self.cancelled:
-            sock.close()
-            raise smtplib.SMTPServerDisconnected("the session's deadline passed while connecting")
+        with self._lock:
+            if self.cancelled:
+                sock.close()
+                raise smtplib.SMTPServerDisconnected("the session's deadline passed while connecting")
+            self._socket = sock
         return sock
 
     def send(self, s):
-        super().send(s)
         # smtplib's data() sends the message in one piece, ending with CRLF "." CRLF
-        if isinstance(s, bytes) and s.endswith(b"\r\n.\r\n"):
+        message = isinstance(s, bytes) and s.endswith(b"\r\n.\r\n")
+        with self._lock:
+            if self.cancelled:
+                raise smtplib.SMTPServerDisconnected("the session's deadline passed")
+            self.message_started = self.message_started or message
+        super().send(s)
+        if message:
             self.message_sent = True
 
     def cancel(self) -> None:
         """Called by the waiting thread at the deadline: a blocked read in the worker returns at once."""
-        self.cancelled = True
-        sock = getattr(self, "sock", None)
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+        with self._lock:
+            self.cancelled = True
+            socks = [getattr(self, "sock", None), self._socket]
+        for sock in socks:
+            if sock is not None:
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # closed already, or detached into the TLS socket that ``sock`` now is
 
 
 def send(config: DeliveryConfig, message: EmailMessage, deadline: float = DEADLINE_SECONDS) -> None:
@@ -103,7 +122,7 @@ def send(config: DeliveryConfig, message: EmailMessage, deadline: float = DEADLI
                 )
             if config.smtp_user:
                 smtp.login(config.smtp_user, config.smtp_password or "")
-            refused = smtp.send_message(message)
+            smtp.refused = smtp.send_message(message)
             smtp.accepted = True
         except BaseException:
             smtp.close()
@@ -112,7 +131,7 @@ def send(config: DeliveryConfig, message: EmailMessage, deadline: float = DEADLI
             smtp.quit()
         except (smtplib.SMTPException, OSError):
             smtp.close()  # the message was taken: a goodbye that fails changes nothing
-        return refused
+        return smtp.refused
 
     try:
         refused = run_within(session, Deadline(deadline), cancel=smtp.cancel, name="smtp-session")
@@ -120,21 +139,30 @@ def send(config: DeliveryConfig, message: EmailMessage, deadline: float = DEADLI
         raise
     except (DeadlineExceeded, smtplib.SMTPException, OSError, ssl.SSLError) as exc:
         if smtp.accepted:
-            return  # only the goodbye was late
-        if isinstance(exc, (DeadlineExceeded, TimeoutError)):
-            why = f"no answer within the {deadline:g}s delivery deadline (delivery.deadline, VLLM_DIGEST_DELIVERY_DEADLINE)"
+            refused = smtp.refused  # only the goodbye was late: the answer to the message stands
         else:
-            why = f"{type(exc).__name__}: {exc}"
-        if config.smtp_password:
-            why = why.replace(config.smtp_password, "***")
-        # an error answer to the message is an answer: the server did not take it
-        if smtp.message_sent and not isinstance(exc, smtplib.SMTPResponseException):
-            raise DeliveryUnknown(f"{where}: the message went out, then {why[:300]}") from None
-        raise DeliveryError(f"{where}: {why[:300]}") from None
+            raise _failure(where, smtp, exc, deadline, config.smtp_password) from None
     if refused:
         # some recipients took it: sending again would repeat it for them, so this counts as sent
         # and the refused addresses show in the log
         raise PartialDelivery(f"{where} refused {sorted(refused)}")
+
+
+def _failure(where: str, smtp: _SMTP, exc: BaseException, deadline: float, password: str | None) -> DeliveryError:
+    """What a session that got no success answer to the message comes to: failed or unknown."""
+    if isinstance(exc, (DeadlineExceeded, TimeoutError)):
+        why = f"no answer within the {deadline:g}s delivery deadline (delivery.deadline, VLLM_DIGEST_DELIVERY_DEADLINE)"
+    else:
+        why = f"{type(exc).__name__}: {exc}"
+    if password:
+        why = why.replace(password, "***")
+    # cancelled at the deadline with the worker still busy: a message that had begun to go out may
+    # still arrive whole; else the worker ended on its own, with the message out in full or not
+    went_out = smtp.message_started if smtp.cancelled else smtp.message_sent
+    # an error answer to the message is an answer: the server did not take it
+    if went_out and not isinstance(exc, smtplib.SMTPResponseException):
+        return DeliveryUnknown(f"{where}: the message went out, then {why[:300]}")
+    return DeliveryError(f"{where}: {why[:300]}")
 
 
 class PartialDelivery(DeliveryError):

@@ -180,9 +180,9 @@ def _answer_text(body: bytes, url: str, where: str) -> str:
 
 
 def post(kind: str, request: WebhookRequest, deadline: float = DEADLINE_SECONDS) -> None:
-    """Send once. An answer but success, or a failure before the request went out in full, is a
-    ``DeliveryError`` (the caller records it and retries next run); a request that went out in full
-    and got no answer within ``deadline`` seconds in all is a ``DeliveryUnknown``."""
+    """Send once. An answer but success, or a failure before the request went out, is a
+    ``DeliveryError`` (the caller records it and retries next run); a request that went out and got
+    no answer within ``deadline`` seconds in all is a ``DeliveryUnknown``."""
     where = redact_url(request.url)
     progress = RequestProgress()
     try:
@@ -195,7 +195,16 @@ def post(kind: str, request: WebhookRequest, deadline: float = DEADLINE_SECONDS)
         why = (f"no answer within the {deadline:g}s delivery deadline (delivery.deadline, VLLM_DIGEST_DELIVERY_DEADLINE)"
                if isinstance(exc, (DeadlineExceeded, httpx.TimeoutException))
                else f"{type(exc).__name__}: {str(exc).replace(request.url, where)}")
-        if progress.body_sent:
+        status = progress.status
+        if status is not None and not 200 <= status < 300:
+            raise DeliveryError(f"{kind} webhook {where} answered HTTP {status}, then {why}") from None
+        if status is not None and kind != "feishu":
+            return  # a success status is the answer (only Feishu's body says more): a slow rest changes nothing
+        # the deadline passed with the worker still busy, now cancelled: a request that had begun to go
+        # out may still finish (unknown), one that had not never will. Else the worker ended with an
+        # error of its own, and the request went out in full or not.
+        went_out = progress.headers_started if progress.cancelled else progress.body_sent
+        if went_out:
             raise DeliveryUnknown(f"{kind} webhook {where}: the message went out, then {why}") from None
         raise DeliveryError(f"{kind} webhook {where}: {why}") from None
     text = _answer_text(body, request.url, where)
