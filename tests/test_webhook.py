@@ -135,6 +135,8 @@ def test_json_body_is_the_documented_one_and_signed(rendered, tmp_path):
     body = json.loads(request["body"])
     assert set(body) == {"format", "update", "repo", "day", "language", "header", "headline", "window", "complete",
                          "counts", "topics", "key_changes", "url", "sent_at"}
+    # the day's top story, as <day>.json holds it in the body's language
+    assert body["headline"]
     assert (body["format"], body["update"], body["repo"], body["day"]) == ("vllm-digest.day/1", False, "vllm-project/vllm", DAY)
     assert body["counts"] == COUNTS
     assert body["window"] == {"start": "2026-03-22T11:39:00+08:00", "end": "2026-03-23T11:39:00+08:00", "timezone": "Asia/Shanghai"}
