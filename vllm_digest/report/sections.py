@@ -518,7 +518,8 @@ def _topics(data: DayData, w: Wording) -> _Body:
     days = t("topics.days", window=window) if window else t("topics.days_unknown")
     if not data.stories:
         return _Body(t("topics.lead", days=days), tuple(groups))
-    lead = t("hot.lead") + (f" {t('hot.lead_topics', days=days)}" if topics else "")
+    # the catalog's lead_topics starts with the language's own sentence gap
+    lead = t("hot.lead") + (t("hot.lead_topics", days=days) if topics else "")
     return _Body(lead, tuple(groups))
 
 
