@@ -2,10 +2,12 @@
 -- items linked to them (int_item_links, both ends items of the day), ranked by size and surprise.
 -- Not an entity but the project's vocabulary: a key that is a tag or label of the day's taxonomy rules, a word of a
 -- topic's name or of the repository's name, or a key the titles carried on at least $story_vocab_share of the
--- trailing $story_history_days built days (when at least $story_vocab_min_days of them are built).
+-- trailing $story_history_days days, once all of them are built: like the topics' baseline, history that is
+-- still incomplete is not read at all, so a day's stories do not depend on the order days were built.
 -- Each item tells one story: that of its entity with the most items that day (ties: the key). A story needs
 -- $story_min_items items; junk (int_item_junk) tells none.
--- surprise = (items - usual) / sqrt(usual + 1), usual = the key's items per built day over the trailing days;
+-- surprise = (items - usual) / sqrt(usual + 1), usual = the key's items per day over the trailing days (null while
+-- they are not all built);
 -- story_score = $story_size_weight x items + $story_surprise_weight x max(surprise, 0) (ties: hotter, then the key).
 -- The first $story_limit are listed, each showing $story_items items (the hottest first, mart_item_hotness).
 WITH days AS (
@@ -51,7 +53,7 @@ named AS (
     JOIN built AS b ON b.day = e.day
     LEFT JOIN history AS h ON h.day = e.day AND h.entity_key = e.entity_key
     WHERE (e.day, e.entity_key) NOT IN (SELECT (day, entity_key) FROM taxonomy_words)
-      AND NOT (b.built_days >= $story_vocab_min_days
+      AND NOT (b.built_days >= $story_history_days
                AND coalesce(h.days_seen, 0) >= $story_vocab_share * b.built_days)
 ),
 key_sizes AS (
@@ -114,8 +116,8 @@ stories AS (
 ),
 scored AS (
     SELECT s.*, n.entity_name, b.built_days,
-           CASE WHEN b.built_days > 0 THEN coalesce(h.items_seen, 0) / b.built_days END AS usual_items,
-           CASE WHEN b.built_days > 0
+           CASE WHEN b.built_days >= $story_history_days THEN coalesce(h.items_seen, 0) / b.built_days END AS usual_items,
+           CASE WHEN b.built_days >= $story_history_days
                 THEN (s.items - coalesce(h.items_seen, 0) / b.built_days) / sqrt(coalesce(h.items_seen, 0) / b.built_days + 1)
            END AS surprise
     FROM stories AS s

@@ -54,11 +54,13 @@ listed_topics AS (
     QUALIFY row_number() OVER (PARTITION BY t.day ORDER BY t.topic_rank) <= $hot_groups - coalesce(c.stories, 0)
 ),
 topic_threads AS (
-    -- the threads the report shows under it, best first (mart_topic_daily.shown_threads, read by report_topic_members)
-    SELECT day, topic_id, topic_rank, position, t.numbers AS numbers, t.points AS points
+    -- the threads the report shows under it, best first (mart_topic_daily.shown_threads, read by report_topic_members);
+    -- a thread holding an item a story shows is told there and left out here (report/sections.py _topic_group)
+    SELECT a.day, a.topic_id, a.topic_rank, a.position, a.t.numbers AS numbers, a.t.points AS points
     FROM (SELECT day, topic_id, topic_rank, shown_threads, unnest(threads) AS t,
-                 generate_subscripts(threads, 1) AS position FROM listed_topics)
-    WHERE position <= shown_threads
+                 generate_subscripts(threads, 1) AS position FROM listed_topics) AS a
+    WHERE a.position <= a.shown_threads
+      AND NOT EXISTS (SELECT 1 FROM listed_stories AS s WHERE s.day = a.day AND list_has_any(s.shown, a.t.numbers))
 ),
 topic_members AS (
     SELECT day, 0 AS grp, story_rank AS group_rank, story_key AS detail, 1 AS position, story_score AS points,

@@ -67,8 +67,8 @@ def test_three_titles_of_one_family_make_one_story_with_a_headline_everywhere(ma
     assert (key, name, listed) == ("zephyrine7", "Zephyrine-7", True)
     assert (items, prs, issues, added, fixed, reverted) == (5, 4, 1, 1, 2, 1)
     assert sorted(numbers) == [901, 902, 903, 904, 905]
-    # the section's first picks are the story's shown items (the hottest four of five)
-    assert set(picks[:4]) <= {901, 902, 903, 904, 905} and len(set(picks[:4])) == 4
+    # the section's first picks are the story's shown items (the hottest three of five)
+    assert set(picks[:3]) <= {901, 902, 903, 904, 905} and len(set(picks[:3])) == 3
 
     for lang, headline in (("en", HEADLINE_EN), ("zh", HEADLINE_ZH)):
         md = report_path(settings, DAY, f"{lang}.md").read_text(encoding="utf-8")

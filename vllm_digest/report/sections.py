@@ -475,9 +475,9 @@ def day_headline(data: DayData, w: Wording) -> str:
 def story_why(story: dict, t: Catalog) -> str:
     """A story's evidence: its size against its entity's usual daily volume on the earlier built days."""
     days, items = int(story.get("history_days") or 0), int(story["items"])
-    if not days:
-        return t("hot.why_no_history", items=items)
-    if not story.get("usual_items"):
+    if story.get("usual_items") is None:  # the days before are not all built: nothing is compared
+        return t("hot.why_no_history", items=items, window=STORY_LIMITS["story_history_days"], days=days)
+    if not story["usual_items"]:
         return t("hot.why_new", items=items, days=days)
     return t("hot.why_usual", items=items, usual=float(story["usual_items"]), days=days,
              surprise=float(story["surprise"] or 0), score=float(story["story_score"] or 0))
@@ -496,9 +496,12 @@ def _story_group(data: DayData, story: dict, w: Wording) -> Group:
                  tuple(entries), why=plain_inline(story_why(story, t), LEAD_CHARS), why_label=t("hot.why_label"))
 
 
-def _topic_group(data: DayData, tp: dict, w: Wording) -> Group:
+def _topic_group(data: DayData, tp: dict, w: Wording, told: set[int]) -> Group:
+    """A topic's group; a thread holding an item a story shows (``told``) is told there, not again here
+    (mart_section_picks leaves it out too)."""
     t = w.t
-    entries = [e for e in (_thread_entry(data, th, w) for th in tp["threads"]) if e is not None]
+    threads = [th for th in tp["threads"] if not told & set(th["numbers"])]
+    entries = [e for e in (_thread_entry(data, th, w) for th in threads) if e is not None]
     # the arrow separates name and count; without one (incomplete baseline, or within noise) a middle dot does
     heading = t("topics.heading", name=_name(tp["name"], w, tp["topic"]), arrow=trend_arrow(tp) or NO_ARROW,
                 count=tp["count"], note=baseline_note(tp, t))
@@ -513,7 +516,9 @@ def _topics(data: DayData, w: Wording) -> _Body:
     topics = hot_topics(data)
     if not data.stories and not topics:
         return _Body(t("topics.none"))
-    groups = [_story_group(data, s, w) for s in data.stories] + [_topic_group(data, tp, w) for tp in topics]
+    told = {n for s in data.stories for n in s["shown"]}
+    # every listed topic keeps its heading (its count and trend), even when the story tells all its threads
+    groups = [_story_group(data, s, w) for s in data.stories] + [_topic_group(data, tp, w, told) for tp in topics]
     window = next((tp["baseline_window"] for tp in data.topics if tp.get("baseline_window")), None)
     days = t("topics.days", window=window) if window else t("topics.days_unknown")
     if not data.stories:
