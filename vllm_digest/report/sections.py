@@ -463,7 +463,7 @@ def story_headline(story: dict, t: Catalog) -> str:
 
 
 def day_headline(data: DayData, w: Wording) -> str:
-    """The day's top story in one line; on a day without a story, its busiest listed topic; else ""."""
+    """The day's top story in one line; on a day without a story, its first listed topic; else ""."""
     if data.stories:
         return story_headline(data.stories[0], w.t)
     if data.topics:
