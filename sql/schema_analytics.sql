@@ -397,6 +397,42 @@ CREATE TABLE IF NOT EXISTS int_item_topic_sets (
     rising_topics VARCHAR[]             -- its topics that are rising today
 );
 
+-- int_item_entities: the named things each item's title talks about (vllm_digest/analytics/entities.py).
+CREATE TABLE IF NOT EXISTS int_item_entities (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    number INTEGER NOT NULL,            -- the issue or PR number
+    entity_key VARCHAR NOT NULL,        -- the folded key: lower case, no separators, no 'v' before a version
+    entity_name VARCHAR,                -- the entity as this title writes it
+    action VARCHAR                      -- what the title says the item does: add, fix, perf, revert, docs, other; issue
+);
+
+-- mart_hot_stories: the day's stories for 🔥 (an entity's items and the items linked to them), ranked.
+CREATE TABLE IF NOT EXISTS mart_hot_stories (
+    repo VARCHAR NOT NULL,              -- the repository, owner/name
+    day DATE NOT NULL,                  -- the report day (partition key)
+    story_key VARCHAR NOT NULL,         -- the entity's folded key
+    story_name VARCHAR,                 -- the entity as the day's titles write it most often
+    items INTEGER,                      -- the story's items (its entity's, and the items linked to them)
+    prs INTEGER,                        -- of those, PRs
+    issues INTEGER,                     -- of those, issues
+    added INTEGER,                      -- PRs whose title adds or supports something
+    fixed INTEGER,                      -- PRs whose title fixes something
+    perf INTEGER,                       -- PRs whose title speeds something up
+    reverted INTEGER,                   -- reverts
+    docs INTEGER,                       -- documentation PRs
+    other INTEGER,                      -- the other PRs
+    numbers INTEGER[],                  -- the items, hottest first
+    hotness_sum DOUBLE,                 -- their summed hotness
+    history_days INTEGER,               -- built days among the trailing ones the usual volume is read from
+    usual_items DOUBLE,                 -- the entity's items per built day over those days (null: none built)
+    surprise DOUBLE,                    -- (items - usual_items) / sqrt(usual_items + 1)
+    story_score DOUBLE,                 -- items + max(surprise, 0)
+    story_rank INTEGER,                 -- 1 = the day's top story
+    listed BOOLEAN,                     -- the report lists it (the first story_limit)
+    shown_items INTEGER                 -- how many of its items the report shows
+);
+
 -- mart_section_picks: every item each day's report featured, per analysis section, with its rank and score.
 CREATE TABLE IF NOT EXISTS mart_section_picks (
     repo VARCHAR NOT NULL,              -- the repository, owner/name

@@ -63,7 +63,7 @@ def test_every_asset_runs_a_partition_range_as_one_run(make_settings):
     graph = defs.resolve_asset_graph()
     policies = {key.to_user_string(): graph.get(key).backfill_policy for key in graph.get_all_asset_keys()}
     # 34, plus mart_section_picks, mart_follow_ups and the weekly digest
-    assert len(policies) == 37
+    assert len(policies) == 39
     assert {k for k, p in policies.items() if p != dg.BackfillPolicy.single_run()} == set()
 
 

@@ -145,7 +145,7 @@ def test_dry_run_sends_publishes_and_records_nothing(tmp_path):
     logs = [e.user_message for e in instance.all_logs(result.run_id)]
     [preview] = [m for m in logs if m.startswith("dry run, would send: ")]
     assert f"vllm-project/vllm {DAY} (new): webhook:feishu to http://127.0.0.1:{rx.port}/…" in preview
-    assert '"title": "vLLM 开发动态报告 - 2026-03-22"' in preview and '"sign": "<signature>"' in preview
+    assert '"title": "vLLM 开发动态报告 - 2026-03-22 — ' in preview and '"sign": "<signature>"' in preview
     assert "dry-secret" not in preview and "T0KEN" not in preview
     assert any(m.startswith("dry run: would commit ") and "site/index.html" in m for m in logs)
     assert delivery_metadata(result)["dry_run"] is True and check_result(result).passed

@@ -1,11 +1,14 @@
 """E-mail through a real local SMTP server (aiosmtpd): STARTTLS when offered, login only over TLS,
 the HTML report as the body and its Markdown as the plain-text alternative."""
 
+import json
 import ssl
 
 import pytest
 
 from delivery_helpers import DAY, SITE_URL, SmtpServer, copy_home, deliver_days, log_rows, render_days, self_signed_cert
+
+from vllm_digest.delivery.digest import report_folder
 
 MAIL = {"VLLM_DIGEST_SMTP_HOST": "127.0.0.1", "VLLM_DIGEST_SMTP_FROM": "digest@example.org",
         "VLLM_DIGEST_SMTP_TO": "a@example.org,b@example.org"}
@@ -37,7 +40,9 @@ def test_starttls_login_and_both_bodies(rendered, tmp_path, tls):
     assert got["tls"] and got["authenticated"] and server.auth_attempts
     assert got["rcpt"] == ["a@example.org", "b@example.org"] and got["from"] == "digest@example.org"
     message = got["message"]
-    assert message["Subject"] == "vLLM 开发动态报告 - 2026-03-22"
+    # the subject: the header, then the day's top story from <day>.json
+    headline = json.loads((report_folder(settings, settings.repos[0]) / f"{DAY}.json").read_text("utf-8"))["headline"]["zh"]
+    assert headline and message["Subject"] == f"vLLM 开发动态报告 - 2026-03-22 — {headline}"
     assert message.get_content_type() == "multipart/alternative"
     plain, html = message.get_body(("plain",)), message.get_body(("html",))
     folder = settings.reports_dir / "vllm-project" / "vllm"
@@ -55,7 +60,7 @@ def test_plain_smtp_without_login_still_sends(rendered, tmp_path):
         settings = copy_home(rendered, tmp_path / "home", **MAIL, VLLM_DIGEST_SMTP_PORT=str(server.port))
         deliver_days(settings, DAY)
     [got] = server.messages
-    assert not got["tls"] and got["message"]["Subject"] == "vLLM 开发动态报告 - 2026-03-22"
+    assert not got["tls"] and got["message"]["Subject"].startswith("vLLM 开发动态报告 - 2026-03-22 — ")
     # no site URL: the page goes as rendered
     assert "<base " not in got["message"].get_body(("html",)).get_content()
 

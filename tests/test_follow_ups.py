@@ -440,7 +440,9 @@ WEEK_TOPIC = re.compile(r"^\d+\. (.+): \d+ items over \d+ days, peak surprise \S
 def listed_topics(settings, day: str) -> list[str]:
     """The topic headings of a day's 🔥 section, as its report prints them."""
     text = report_path(settings, day, "en.md").read_text(encoding="utf-8")
-    return [line for line in section(text, HEADS["topics"]).splitlines() if line.startswith("**")]
+    # the topics' headings (" · 13 items"), not the story's headline above them
+    return [line for line in section(text, HEADS["topics"]).splitlines()
+            if line.startswith("**") and re.search(r" [·↑↓] \d+ items", line)]
 
 
 def check_weekly_listed_days(settings, mondays) -> int:

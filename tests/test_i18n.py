@@ -59,7 +59,9 @@ def test_a_third_catalog_is_a_third_language(make_settings, tmp_path):
     assert digest.header("xx", updated=True) == "vLLM XX digest of 2026-03-22 (updated)"
     post = feishu_payload(digest, settings.languages, False, None, 0)["content"]["post"]
     assert list(post) == ["zh_cn", "en_us", "xx_xx"]
-    assert post["xx_xx"]["title"] == "vLLM XX digest of 2026-03-22"
+    # the title is the header and the day's top story (its headline in that language, or any the day has)
+    assert post["xx_xx"]["title"] == f"vLLM XX digest of 2026-03-22 — {digest.day_headline('xx')}"
+    assert digest.day_headline("xx")
     assert post["xx_xx"]["content"][1:] == post["en_us"]["content"][1:]
     assert digest.topic_labels("xx") == digest.topic_labels("en") and digest.topic_labels("xx")
     assert slack_payload(digest, "xx", False)["blocks"][1:] == slack_payload(digest, "en", False)["blocks"][1:]

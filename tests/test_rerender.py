@@ -4,6 +4,8 @@ once a run builds them, to the bytes a run over all the days writes."""
 
 from __future__ import annotations
 
+import re
+
 import dagster as dg
 
 from conftest import materialize, report_path, settings_at
@@ -17,9 +19,13 @@ HEADING = {"zh": "### 🔥 热门话题与趋势分析", "en": "### 🔥 Hot top
 ARROWS = ("↑", "↓", "→")
 
 
+TOPIC_COUNT = re.compile(r" [·↑↓] \d+ (?:items|项)")
+
+
 def topic_headings(text: str, lang: str) -> list[str]:
     section = text.split(HEADING[lang], 1)[1].split("\n### ", 1)[0]
-    return [line for line in section.splitlines() if line.startswith("**")]
+    # the topics' headings (" · 13 items", " ↑ 13 项"), not the story's headline above them
+    return [line for line in section.splitlines() if line.startswith("**") and TOPIC_COUNT.search(line)]
 
 
 def follow_ups(text: str) -> str:

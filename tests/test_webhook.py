@@ -54,8 +54,9 @@ def test_feishu_post_is_signed_and_holds_the_day(rendered, tmp_path):
     assert body["sign"] == expected_feishu_sign(body["timestamp"], "feishu-secret-1")
     assert body["msg_type"] == "post" and set(body["content"]["post"]) == {"zh_cn", "en_us"}
     zh, en = body["content"]["post"]["zh_cn"], body["content"]["post"]["en_us"]
-    assert zh["title"] == "vLLM 开发动态报告 - 2026-03-22"
-    assert en["title"] == "vLLM development digest - 2026-03-22"
+    # the header, then the day's top story
+    assert zh["title"].startswith("vLLM 开发动态报告 - 2026-03-22 — ")
+    assert en["title"].startswith("vLLM development digest - 2026-03-22 — ")
     lines = texts(zh["content"])
     assert lines[0] == "时间窗口: 2026-03-22 11:39 ~ 2026-03-23 11:39 (UTC+8)"
     assert lines[1] == "新 Issue 10 | 关闭 Issue 10 | 新 PR 48 | 合并 PR 21 | 关闭未合并 PR 15"
@@ -132,8 +133,10 @@ def test_json_body_is_the_documented_one_and_signed(rendered, tmp_path):
     expected = "sha256=" + hmac.new(b"json-secret", request["body"], hashlib.sha256).hexdigest()
     assert request["headers"][SIGNATURE_HEADER] == expected
     body = json.loads(request["body"])
-    assert set(body) == {"format", "update", "repo", "day", "language", "header", "window", "complete", "counts",
-                         "topics", "key_changes", "url", "sent_at"}
+    assert set(body) == {"format", "update", "repo", "day", "language", "header", "headline", "window", "complete",
+                         "counts", "topics", "key_changes", "url", "sent_at"}
+    # the day's top story, as <day>.json holds it in the body's language
+    assert body["headline"]
     assert (body["format"], body["update"], body["repo"], body["day"]) == ("vllm-digest.day/1", False, "vllm-project/vllm", DAY)
     assert body["counts"] == COUNTS
     assert body["window"] == {"start": "2026-03-22T11:39:00+08:00", "end": "2026-03-23T11:39:00+08:00", "timezone": "Asia/Shanghai"}

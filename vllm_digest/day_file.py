@@ -69,3 +69,12 @@ def failed_checks(doc: dict) -> tuple[str, ...]:
     the report recorded them)."""
     found = (doc.get("fetch") or {}).get("failed_checks") or []
     return tuple(str(name) for name in found) if isinstance(found, list) else ()
+
+
+def headlines(path: Path, doc: dict, error: type[ValueError]) -> dict[str, str]:
+    """``headline``: language -> the day's top story in one line, as the report wrote it (untrusted text: each
+    reader makes it safe for its output). A file written before the headline existed has none: {}."""
+    found = doc.get("headline", {})
+    if not isinstance(found, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in found.items()):
+        raise fail(error, path, "headline is not an object of language -> text", found)
+    return dict(found)

@@ -26,6 +26,7 @@ from typing import Callable, Sequence
 import duckdb
 
 from vllm_digest.analytics.prefilter import NONE_KNOWN, candidates, required_runs
+from vllm_digest.analytics.entities import store_entities
 from vllm_digest.analytics.picks import picks_params
 from vllm_digest.partitions import DayWindow
 from vllm_digest.settings import RepoRef
@@ -42,11 +43,15 @@ REF_MODELS = ("ref_taxonomy_rules",)
 ANALYTICS_MODELS = (
     "int_item_links",
     "int_item_junk",
+    # the titles' entities (a Python step, like the prefilter: analytics/entities.py)
+    "int_item_entities",
     "int_item_features",
     "int_item_areas",
     "int_text_hits",
     "mart_item_topics",
     "mart_item_hotness",
+    # 🔥's stories: reads the entities, links, junk and hotness of the day and the entities of earlier days
+    "mart_hot_stories",
     "mart_focus_items",
     "mart_activity_daily",
     "mart_topic_daily",
@@ -62,6 +67,9 @@ ANALYTICS_MODELS = (
 
 # the model that runs the taxonomy's regexes: one copy of its query per rule (text_hits_statement)
 TEXT_HITS = "int_text_hits"
+
+# the model whose rows a Python step extracts first (analytics/entities.py)
+ENTITIES = "int_item_entities"
 
 # rule kind -> the fields of an item its regex is run over (themes group by title only)
 _TEXT_FIELDS = {("topic", "text"): ["title", "body"], ("focus", "text"): ["title", "body"],
@@ -211,10 +219,15 @@ def _replace(
             statement, bound = text_hits_statement(read_sql(model), values, rules)
             con.execute(f"INSERT INTO {model} BY NAME {statement}", bound)
 
+    def entities(con: duckdb.DuckDBPyConnection, model: str, values: dict) -> None:
+        store_entities(con, values["repo"], values["days"])
+        sql = read_sql(model)
+        con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, values))
+
     days = [{"repo": params["repo"], "day": w.key, "window_start": w.start, "window_end": w.end}
             for w in sorted(windows, key=lambda w: w.day)]
     try:
-        return replace_partitions(con, models, days, before_insert, params=params, inserts={TEXT_HITS: text_hits})
+        return replace_partitions(con, models, days, before_insert, params=params, inserts={TEXT_HITS: text_hits, ENTITIES: entities})
     finally:
         if pool is not None:
             pool.shutdown(wait=True)

@@ -29,6 +29,8 @@ from vllm_digest.settings import RepoRef, Settings
 TOP_TOPICS = 3
 TOP_CHANGES = 5
 TITLE_CHARS = 200
+# the day's headline goes into the e-mail subject: kept short
+HEADLINE_CHARS = 160
 
 class DigestInputError(ValueError):
     """A report file is missing or not what the report stage writes; the message names it."""
@@ -76,10 +78,21 @@ class DayDigest:
     catalogs: dict[str, Catalog] = dataclasses.field(repr=False, compare=False)
     # the warehouse checks the day failed when its report was rendered: such a day is held, not sent
     failed_checks: tuple[str, ...] = ()
+    # language -> the day's top story in one line, cleaned (report text from titles: untrusted)
+    headline: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def header(self, lang: str, updated: bool = False) -> str:
         t = self.catalogs[lang]
         return t("delivery.header", name=self.display_name, day=self.day) + (t("delivery.updated") if updated else "")
+
+    def day_headline(self, lang: str) -> str:
+        """The top story in ``lang``, or in any language the file has; "" when the day told none."""
+        return self.headline.get(lang) or next((h for h in self.headline.values() if h), "")
+
+    def title(self, lang: str, updated: bool = False) -> str:
+        """The header and the day's top story: the e-mail subject and the chat message's title."""
+        header, headline = self.header(lang, updated), self.day_headline(lang)
+        return self.catalogs[lang]("delivery.header_headline", header=header, headline=headline) if headline else header
 
     def window_line(self, lang: str) -> str:
         offset = self.start.utcoffset() or dt.timedelta(0)
@@ -102,7 +115,7 @@ class DayDigest:
         return {
             "repo": self.repo, "display_name": self.display_name, "day": self.day,
             "window": {"start": self.start.isoformat(), "end": self.end.isoformat(), "timezone": self.timezone},
-            "complete": self.complete, "counts": self.counts,
+            "complete": self.complete, "counts": self.counts, "headline": self.headline,
             "topics": [{"name": t.name, "count": t.count} for t in self.topics],
             "key_changes": [dataclasses.asdict(c) for c in self.changes],
             "urls": self.page_urls,
@@ -208,4 +221,6 @@ def read_digest(settings: Settings, repo: RepoRef, day: str) -> DayDigest:
         md_paths=md,
         catalogs={lang: settings.catalog(lang) for lang in settings.languages},
         failed_checks=day_file.failed_checks(doc),
+        headline={lang: _text(text, HEADLINE_CHARS)
+                  for lang, text in day_file.headlines(path, doc, DigestInputError).items() if clean_line(text)},
     )

@@ -35,8 +35,9 @@ def build_message(config: DeliveryConfig, d: DayDigest, lang: str, updated: bool
     """The message; ``key`` (the message's idempotency key) makes its Message-ID the same every time
     the same message is sent, so a mail system that drops duplicates by Message-ID can."""
     message = EmailMessage()
-    # the header is ours (configured name, day, fixed words), cleaned again as a header must be one line
-    message["Subject"] = clean_line(d.header(lang, updated))
+    # the header is ours (configured name, day, fixed words) and the headline the day's top story (cleaned at
+    # read), cleaned again as a header must be one line
+    message["Subject"] = clean_line(d.title(lang, updated))
     message["From"] = config.smtp_from
     message["To"] = ", ".join(config.smtp_to)
     message["Date"] = formatdate(localtime=False)

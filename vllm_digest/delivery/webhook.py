@@ -80,7 +80,7 @@ def _feishu_post(d: DayDigest, lang: str, updated: bool) -> dict:
         rows.append([{"tag": "a", "text": _ref(c, t), "href": c.url}, {"tag": "text", "text": f" {c.title}"}])
     if lang in d.page_urls:
         rows.append([{"tag": "a", "text": t("delivery.read"), "href": d.page_urls[lang]}])
-    return {"title": d.header(lang, updated), "content": rows}
+    return {"title": d.title(lang, updated), "content": rows}
 
 
 def feishu_payload(d: DayDigest, languages: tuple[str, ...], updated: bool, secret: str | None, now: int) -> dict:
@@ -116,6 +116,9 @@ def slack_payload(d: DayDigest, lang: str, updated: bool) -> dict:
             {"type": "plain_text", "text": f"{d.count_label(lang, k)}: {v}"} for k, v in d.counts.items()
         ]},
     ]
+    if d.day_headline(lang):
+        # the day's top story, plain text like every title (cleaned when read)
+        blocks.append({"type": "section", "text": {"type": "plain_text", "text": d.day_headline(lang)}})
     if not d.complete:
         blocks.append({"type": "section", "text": {"type": "plain_text", "text": t("delivery.incomplete")}})
     topics = [[{"type": "text", "text": label}] for label in d.topic_labels(lang)]
@@ -141,6 +144,8 @@ def json_payload(d: DayDigest, lang: str, updated: bool, now: int) -> dict:
         "day": d.day,
         "language": lang,
         "header": d.header(lang, updated),
+        # the day's top story in one line ("" when the day told none)
+        "headline": d.day_headline(lang),
         "window": {"start": d.start.isoformat(), "end": d.end.isoformat(), "timezone": d.timezone},
         "complete": d.complete,
         "counts": dict(d.counts),

@@ -22,10 +22,13 @@ from vllm_digest.report.data import DayData, gather
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import DayReport, Fetch, Listed, Window
 from vllm_digest.report.queries import DayBatch
-from vllm_digest.report.sections import Wording, author_name, build_sections
+from vllm_digest.report.sections import Wording, author_name, build_sections, day_headline
 from vllm_digest.settings import RepoRef, Settings
 from vllm_digest.taxonomy import FocusArea, TaxonomyError, taxonomy_from_settings
 from vllm_digest.warehouse.checks import failing_checks
+
+# the day's headline: one line, short enough for an e-mail subject
+HEADLINE_CHARS = 160
 
 
 def local_label(moment: dt.datetime, settings: Settings) -> str:
@@ -100,6 +103,7 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
     if lists is None:
         lists = listed_sets(data, settings, repo)
     manifest = data.manifest
+    wording = Wording(t, featured_focus(settings), url_for, day_href(language))
     return DayReport(
         repo=repo.full_name,
         display_name=settings.display_name(repo),
@@ -121,8 +125,9 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
             failed_checks=tuple(failed_checks),
         ),
         lists=lists,
-        sections=build_sections(data, Wording(t, featured_focus(settings), url_for, day_href(language)), charts),
+        sections=build_sections(data, wording, charts),
         counts_chart=charts["counts"],
+        headline=plain_inline(day_headline(data, wording), HEADLINE_CHARS),
         catalog=t,
         data=data,
     )

@@ -42,6 +42,8 @@ class DayData:
     focus_demoted: dict[str, int] = field(default_factory=dict)
     # items an earlier report featured that moved today (mart_follow_ups), in follow_rank order
     follow_ups: list[dict] = ()
+    # 🔥's stories (mart_hot_stories, listed), top story first: name, counts by kind and action, shown items
+    stories: list[dict] = ()
 
 
 def _with_items(found: list[dict], items: dict[int, dict], **extra) -> list[dict]:
@@ -230,4 +232,5 @@ def gather(repo: str, day: str, found: dict[str, list[dict]]) -> DayData:
         hotness_parts=hotness_components(found["hotness"]),
         focus_demoted=demoted_counts(found["focus"]),
         follow_ups=[{**r, "first_reported": r["first_reported"].isoformat()} for r in found["follow_ups"]],
+        stories=[{**r, "shown": list(r["shown"])} for r in found.get("hot_stories", [])],
     )

@@ -256,6 +256,8 @@ class DayReport:
     lists: Mapping[str, tuple[Listed, ...]]  # set name -> its items, newest first
     sections: tuple[Section, ...]
     counts_chart: Chart
+    # the day's top story in one line of plain text (sections.day_headline; "" on a day with nothing to tell)
+    headline: str = ""
     # the language's messages (i18n.Catalog): the templates' headings and labels
     catalog: Any = field(default=None, repr=False, compare=False)
     # what the report was built from (report/data.py): the narrative's facts packs read it

@@ -34,6 +34,7 @@ HOTNESS_PARTS = (
 QUERIES = {
     "daily_counts": True, "manifest": False, "members": True,
     "known_refs": False, "focus": False, "hotness": False, "topics": False, "topic_members": False,
+    "hot_stories": False,
     "key_changes": False, "notable": False, "people": False, "activity": True, "top_authors": False,
     "stale_closed": False, "follow_ups": False,
 }
@@ -47,6 +48,10 @@ def _thread_numbers(rows: list[dict]) -> set[int]:
     return {n for r in rows for n in (r["head"], *r["numbers"])}
 
 
+def _shown_numbers(rows: list[dict]) -> set[int]:
+    return {n for r in rows for n in r["shown"]}
+
+
 # report_<name>.sql reading only the items a day's other rows name, as ($wanted_days, $wanted_numbers): query ->
 # (the queries whose rows name them, numbers of such rows). A year holds ~94,000 item-days and ~142,000 comments;
 # the sections and charts read ~40,000 of the items (focus, hotness, topic threads, key changes, notable: data.py)
@@ -54,6 +59,7 @@ def _thread_numbers(rows: list[dict]) -> set[int]:
 # included, is not fetched. Each is ordered by day first, like QUERIES; rows never keep their day.
 NAMED_QUERIES: dict[str, tuple[tuple[str, Callable[[list[dict]], set[int]]], ...]] = {
     "items": (("focus", _numbers), ("hotness", _numbers), ("topic_members", _thread_numbers),
+              ("hot_stories", _shown_numbers),
               ("key_changes", _numbers), ("notable", _numbers)),
     "comments": (("hotness", _numbers), ("key_changes", _numbers)),
 }
@@ -65,7 +71,7 @@ TABLES_READ = (
     "stg_fetch_manifest", "core_items", "core_item_texts", "core_comments", "core_people", "mart_five_sets", "mart_daily_counts",
     "mart_focus_items", "mart_item_hotness", "mart_topic_daily", "mart_item_topics",
     "mart_key_changes", "mart_notable_issues", "mart_activity_daily", "int_item_junk", "int_item_areas",
-    "mart_follow_ups",
+    "mart_follow_ups", "mart_hot_stories",
     # the hot discussions as mart_section_picks chose them; the topics' display names for 🛠️ and 💡
     "mart_section_picks", "ref_taxonomy_rules",
 )

@@ -10,6 +10,7 @@ from pathlib import Path
 import jinja2
 
 from vllm_digest.files import atomic_write_text
+from vllm_digest.report.markdown_safe import md_inline
 from vllm_digest.report.model import DayReport
 from vllm_digest.settings import RepoRef, Settings
 
@@ -27,7 +28,9 @@ def _environment(autoescape: bool) -> jinja2.Environment:
 
 
 def render_markdown(report: DayReport) -> str:
-    return _environment(False).get_template("report.md.j2").render(report=report, t=report.catalog.tree)
+    # the headline holds a name from the titles: made inert Markdown like every untrusted field
+    return _environment(False).get_template("report.md.j2").render(report=report, t=report.catalog.tree,
+                                                                    headline=md_inline(report.headline, 200))
 
 
 def render_html_template(name: str, **values) -> str:
@@ -84,6 +87,8 @@ def summary_json(reports: tuple[DayReport, ...]) -> str:
             "failed_checks": list(first.fetch.failed_checks),
         },
         "summary": {r.language: r.section("summary").lead for r in reports},
+        # the day's top story in one line per language: the site index, the feed, chat and e-mail read it
+        "headline": {r.language: r.headline for r in reports},
         "hot": [{"number": e.number, "kind": e.kind, "title": e.title} for g in hot for e in g.items],
         "topics": [
             {"name": {lang: rows[i].label for lang, rows in topic_rows.items()}, "count": int(row.value)}

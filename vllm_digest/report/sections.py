@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from vllm_digest.analytics.picks import (DISCUSSION_MIN_COMMENTS, DISCUSSION_MIN_PEOPLE, FOLLOW_UP_DAYS,
-                                         FOLLOW_UPS_SHOWN)
+                                         FOLLOW_UPS_SHOWN, STORY_LIMITS)
 from vllm_digest.i18n import Catalog
 from vllm_digest.report.data import DayData
 from vllm_digest.report.gist import excerpt
@@ -448,21 +448,84 @@ def _thread_entry(data: DayData, thread: dict, w: Wording) -> Item | None:
     return _entry(head, w, meta, gist="")
 
 
-def _topics(data: DayData, w: Wording) -> _Body:
+# a story's counts in the headline's order: what its PRs do, then its issues (mart_hot_stories' columns)
+STORY_ACTIONS = (("add", "added"), ("fix", "fixed"), ("perf", "perf"), ("revert", "reverted"), ("docs", "docs"),
+                 ("other", "other"), ("issue", "issues"))
+
+
+def story_headline(story: dict, t: Catalog) -> str:
+    """"Zephyrine-7: 2 PRs add or extend support, 1 fix, 1 issue": the story's name (untrusted title text, made
+    one plain line) and its items counted by what their titles say they do."""
+    parts = t("language.list_sep").join(
+        t(f"hot.{action}_{'one' if int(story[column]) == 1 else 'other'}", count=int(story[column]))
+        for action, column in STORY_ACTIONS if story.get(column))
+    return t("hot.headline", name=plain_inline(story["story_name"], 80), parts=parts)
+
+
+def day_headline(data: DayData, w: Wording) -> str:
+    """The day's top story in one line; on a day without a story, its first listed topic; else ""."""
+    if data.stories:
+        return story_headline(data.stories[0], w.t)
+    if data.topics:
+        tp = data.topics[0]
+        return w.t("hot.day_topic", name=_name(tp["name"], w, tp["topic"]), count=tp["count"])
+    return ""
+
+
+def story_why(story: dict, t: Catalog) -> str:
+    """A story's evidence: its size against its entity's usual daily volume on the earlier built days."""
+    days, items = int(story.get("history_days") or 0), int(story["items"])
+    if story.get("usual_items") is None:  # the days before are not all built: nothing is compared
+        return t("hot.why_no_history", items=items, window=STORY_LIMITS["story_history_days"], days=days)
+    if not story["usual_items"]:
+        return t("hot.why_new", items=items, days=days)
+    return t("hot.why_usual", items=items, usual=float(story["usual_items"]), days=days,
+             surprise=float(story["surprise"] or 0), score=float(story["story_score"] or 0))
+
+
+def hot_topics(data: DayData) -> list[dict]:
+    """The topics 🔥 lists after its stories: as many as fit in HOT_GROUPS groups (mart_section_picks' rule)."""
+    return list(data.topics)[:max(0, STORY_LIMITS["hot_groups"] - len(data.stories))]
+
+
+def _story_group(data: DayData, story: dict, w: Wording) -> Group:
     t = w.t
-    if not data.topics:
+    entries = [_entry(data.items[n], w, "", gist="") for n in story["shown"] if n in data.items]
+    more = int(story["items"]) - len(entries)
+    return Group(story_headline(story, t) + (f" {t('hot.more', count=more)}" if more > 0 else ""),
+                 tuple(entries), why=plain_inline(story_why(story, t), LEAD_CHARS), why_label=t("hot.why_label"))
+
+
+def _topic_group(data: DayData, tp: dict, w: Wording, told: set[int]) -> Group:
+    """A topic's group; a thread holding an item a story shows (``told``) is told there, not again here
+    (mart_section_picks leaves it out too)."""
+    t = w.t
+    threads = [th for th in tp["threads"] if not told & set(th["numbers"])]
+    entries = [e for e in (_thread_entry(data, th, w) for th in threads) if e is not None]
+    # the arrow separates name and count; without one (incomplete baseline, or within noise) a middle dot does
+    heading = t("topics.heading", name=_name(tp["name"], w, tp["topic"]), arrow=trend_arrow(tp) or NO_ARROW,
+                count=tp["count"], note=baseline_note(tp, t))
+    return Group(heading, tuple(entries), why=plain_inline(topic_why(tp, t), LEAD_CHARS),
+                 why_label=t("topics.why_label"))
+
+
+def _topics(data: DayData, w: Wording) -> _Body:
+    """🔥: the day's stories (mart_hot_stories), then its leading topics with their trends in the groups left; a day
+    without a story lists topics only, and a day with neither says so."""
+    t = w.t
+    topics = hot_topics(data)
+    if not data.stories and not topics:
         return _Body(t("topics.none"))
-    groups = []
-    for tp in data.topics:
-        entries = [e for e in (_thread_entry(data, th, w) for th in tp["threads"]) if e is not None]
-        # the arrow separates name and count; without one (incomplete baseline, or within noise) a middle dot does
-        heading = t("topics.heading", name=_name(tp["name"], w, tp["topic"]), arrow=trend_arrow(tp) or NO_ARROW,
-                    count=tp["count"], note=baseline_note(tp, t))
-        groups.append(Group(heading, tuple(entries), why=plain_inline(topic_why(tp, t), LEAD_CHARS),
-                            why_label=t("topics.why_label")))
+    told = {n for s in data.stories for n in s["shown"]}
+    # every listed topic keeps its heading (its count and trend), even when the story tells all its threads
+    groups = [_story_group(data, s, w) for s in data.stories] + [_topic_group(data, tp, w, told) for tp in topics]
     window = next((tp["baseline_window"] for tp in data.topics if tp.get("baseline_window")), None)
     days = t("topics.days", window=window) if window else t("topics.days_unknown")
-    return _Body(t("topics.lead", days=days), tuple(groups))
+    if not data.stories:
+        return _Body(t("topics.lead", days=days), tuple(groups))
+    # the catalog's lead_topics starts with the language's own sentence gap
+    lead = t("hot.lead") + (t("hot.lead_topics", days=days) if topics else "")
+    return _Body(lead, tuple(groups))
 
 
 def _key_changes(data: DayData, w: Wording) -> _Body:

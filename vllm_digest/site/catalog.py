@@ -47,6 +47,8 @@ class ReportDay:
     hot: tuple[HotItem, ...]
     # language -> the HTML page, for the languages whose page exists
     pages: dict[str, Path]
+    # language -> the day's top story in one line (plain text; {} for a file written before headlines)
+    headline: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _fail(path: Path, what: str, value) -> SiteInputError:
@@ -89,6 +91,8 @@ def read_day(path: Path, repo: RepoRef, languages: tuple[str, ...]) -> ReportDay
         summary={lang: plain_inline(str(text), 2000) for lang, text in summary.items() if lang in languages},
         hot=_hot(path, doc),
         pages=pages,
+        headline={lang: plain_inline(text, 200) for lang, text in day_file.headlines(path, doc, SiteInputError).items()
+                  if lang in languages and text},
     )
 
 

@@ -51,7 +51,10 @@ def rfc3339(day: ReportDay) -> str:
 def entry_title(settings: Settings, day: ReportDay) -> str:
     t = settings.catalog(settings.feed_language)
     title = t("feed.entry", name=settings.display_name(day.repo), day=day.day, **day.counts)
-    return title + ("" if day.complete else t("feed.incomplete"))
+    title += "" if day.complete else t("feed.incomplete")
+    # the day's top story, in the feed's language: what a reader skimming titles wants
+    headline = day.headline.get(settings.feed_language) or next(iter(day.headline.values()), "")
+    return t("feed.entry_headline", title=title, headline=headline) if headline else title
 
 
 def entry_content(settings: Settings, day: ReportDay) -> str:

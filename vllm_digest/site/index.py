@@ -11,6 +11,8 @@ from vllm_digest.site.catalog import ReportDay, ReportWeek
 def _day_row(settings: Settings, day: ReportDay) -> dict:
     return {
         "day": day.day,
+        # what happened, in the site's first language (or any the file has)
+        "headline": day.headline.get(settings.languages[0]) or next(iter(day.headline.values()), ""),
         "complete": day.complete,
         "counts": [{"value": day.counts[key], "color": color} for key, color in COUNT_COLORS.items()],
         "pages": [

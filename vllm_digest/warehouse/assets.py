@@ -30,8 +30,10 @@ from vllm_digest.warehouse.sql_files import purpose, read_sql
 
 _TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|ref|int|mart)_[a-z0-9_]+)", re.IGNORECASE)
 # a batch's temp table built by its own sql/run_<name>.sql (run_days is built in Python and reads files;
-# run_text_candidates is built in Python from run_texts, which the same model reads)
-_TEMP_REF = re.compile(r"\b(?:FROM|JOIN)\s+(run_(?!days\b|text_candidates\b)[a-z0-9_]+)", re.IGNORECASE)
+# run_text_candidates is built in Python from run_texts, which the same model reads; run_item_entities is built
+# in Python from core_items, which int_item_entities joins too)
+_TEMP_REF = re.compile(r"\b(?:FROM|JOIN)\s+(run_(?!days\b|text_candidates\b|item_entities\b)[a-z0-9_]+)",
+                       re.IGNORECASE)
 
 
 def upstream_tables(model: str) -> list[str]:
