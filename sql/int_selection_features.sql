@@ -42,7 +42,9 @@
 -- From the body (core_item_texts; absent where a source gives no bodies, as on the embedded sample):
 --   body_figures     its Test Result reports figures (throughput, latency, accuracy: 1.36x, 48.2 ms, +12%)
 --   test_plan        its Test Plan is filled in
---   fixes_issue      a PR whose body closes an issue (FIX #N, Closes #N), of the day or not
+--   fixes_issue      a PR opened in the window whose body closes an issue (FIX #N, Closes #N), of the day or not
+--                    (the look-up study found the link telling among PRs opened that day; a merged PR's link is
+--                    old news)
 -- From the review threads (absent where a source gives none):
 --   reviews_log      ln(1 + reviews and review comments written on the PR in the window)
 WITH windows AS (
@@ -184,7 +186,8 @@ wide AS (
                 ELSE 0.0 END AS hours_listed,
            CAST(i.kind = 'pr' AND coalesce(x.has_figures, false) AS DOUBLE) AS body_figures,
            CAST(i.kind = 'pr' AND coalesce(x.has_test_plan, false) AS DOUBLE) AS test_plan,
-           CAST(i.kind = 'pr' AND coalesce(x.closes_items, false) AS DOUBLE) AS fixes_issue,
+           CAST(i.kind = 'pr' AND list_contains(i.set_names, 'new_prs') AND coalesce(x.closes_items, false) AS DOUBLE)
+               AS fixes_issue,
            CASE WHEN i.kind = 'pr' THEN round(ln(1 + coalesce(v.n, 0)), 6) ELSE 0.0 END AS reviews_log
     FROM items AS i
     LEFT JOIN rfcs AS r ON r.day = i.day AND r.number = i.number
