@@ -174,7 +174,34 @@ def topic_names(found) -> list[dict]:
 
 def key_changes(found: list[dict], items) -> list[dict]:
     return _with_items(found, items, reason=lambda r: topic_names(r["topics_names"]),
-                       status=lambda r: r["change_status"], why=selection_why)
+                       status=lambda r: r["change_status"], why=selection_why,
+                       figure=lambda r: figure_phrase(r["test_result"], r["result_figures"]),
+                       fixes=lambda r: [dict(f) for f in r["fixes"] or []])
+
+
+# a reported figure is quoted with at most this much of its sentence around it
+FIGURE_CHARS = 90
+
+
+def figure_phrase(test_result: str | None, figures) -> str:
+    """What a PR's Test Result measured, in the author's words: the first prose line of that section that holds
+    one of its figures, cut to FIGURE_CHARS around the figure; the bare figures when the section's prose holds
+    none of them (they were in its code block); "" when it reports none. Untrusted text: the caller makes it
+    plain and safe like any other."""
+    figures = [f for f in (figures or []) if f]
+    if not figures:
+        return ""
+    for line in (test_result or "").splitlines():
+        line = " ".join(line.split())
+        at = min((line.find(f) for f in figures if f in line), default=-1)
+        if at < 0:
+            continue
+        start = max(0, at - FIGURE_CHARS // 3)
+        if start:
+            start = line.rfind(" ", 0, start) + 1
+        cut = line[start:start + FIGURE_CHARS]
+        return ("…" if start else "") + cut + ("…" if start + FIGURE_CHARS < len(line) else "")
+    return ", ".join(figures[:3])
 
 
 def notable(found: list[dict], items) -> list[dict]:

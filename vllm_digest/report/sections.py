@@ -15,7 +15,7 @@ from typing import Callable
 from vllm_digest.analytics.picks import (DISCUSSION_MIN_COMMENTS, DISCUSSION_MIN_PEOPLE, FOLLOW_UP_DAYS,
                                          FOLLOW_UPS_SHOWN, STORY_LIMITS)
 from vllm_digest.i18n import Catalog
-from vllm_digest.report.data import DayData
+from vllm_digest.report.data import FIGURE_CHARS, DayData
 from vllm_digest.report.gist import excerpt
 from vllm_digest.report.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import Chart, Comment, Group, Item, Link, Part, Quote, Section, joined
@@ -528,6 +528,32 @@ def _topics(data: DayData, w: Wording) -> _Body:
     return _Body(lead, tuple(groups))
 
 
+# how much of an issue's title "fixes #N: title" quotes
+FIXED_TITLE_CHARS = 90
+
+
+def substance(item: dict, w: Wording) -> list:
+    """What a key change's own description says beyond its title and purpose sentence (the entry's gist): the
+    figure its test result reports and the issues it closes, each linked, with its title when the issue is an
+    item of the day. Nothing when the description gives neither: the entry is then its title alone."""
+    t = w.t
+    out: list = []
+    if item.get("figure"):
+        out += [t("key_changes.reports"), Quote(plain_inline(item["figure"], FIGURE_CHARS + 2))]
+    fixes = [f for f in item.get("fixes") or [] if f.get("number")]
+    if fixes:
+        out.append(t("key_changes.fixes"))
+        for index, f in enumerate(fixes):
+            kind = f.get("kind") or "issue"  # an item outside the day: a closing keyword names an issue
+            ref = item_ref(kind, f["number"], t)
+            url = w.url_for(kind, f["number"])
+            out += [t("language.list_sep")] if index else []
+            out.append(Link(ref, url, url) if url else ref)
+            if f.get("title"):
+                out += [" “", Quote(plain_inline(f["title"], FIXED_TITLE_CHARS)), "”"]
+    return out
+
+
 def _key_changes(data: DayData, w: Wording) -> _Body:
     t = w.t
     if not data.key_changes:
@@ -541,6 +567,7 @@ def _key_changes(data: DayData, w: Wording) -> _Body:
         reason = plain_inline(topic_line(i, w), 120)
         meta = [f"{size}{t('key_changes.by')} ", Quote(author_name(i["author_login"])),
                 f" · {reason}" if reason else "", touches(i, w)]
+        meta += substance(i, w)
         verdicts = review_verdicts(data, i["number"])
         for state, key in (("APPROVED", "key_changes.approved"), ("CHANGES_REQUESTED", "key_changes.changes_requested")):
             if verdicts[state]:

@@ -24,7 +24,8 @@ FEATURES = (
     "tag_vendor", "rfc", "rfc_implementation", "revert", "draft", "ready", "linked", "title_words", "size_log",
     "typo_sized", "first_time", "maintainer", "author_busy", "topics_substantive", "topic_rising", "risk_topic",
     "comments_log", "focus", "opened_and_merged", "title_new", "title_perf", "title_low_level", "title_hardware",
-    "title_model", "title_failure", "hours_listed", "ci_failure", "title_quantified",
+    "title_model", "title_failure", "hours_listed", "ci_failure", "title_quantified", "body_figures", "test_plan",
+    "fixes_issue", "reviews_log",
 )
 
 
