@@ -110,8 +110,11 @@ def test_index_in_chromium(home, browser):
     path = home.site_dir / "index.html"
     page, url, seen = _open(browser, path)
     _assert_quiet(url, seen)
-    rows = page.eval_on_selector_all("table.days tbody tr td.d", "els => els.map(e => e.textContent.trim())")
+    rows = page.eval_on_selector_all("table.days tbody tr td.d", "els => els.map(e => e.firstChild.textContent.trim())")
     assert rows == ["2026-03-22", "2026-03-21", "2026-03-20"]
+    # each day's row says what happened: its headline under the date
+    headlines = page.eval_on_selector_all("table.days tbody tr td.d .headline", "els => els.map(e => e.textContent.trim())")
+    assert len(headlines) == 3 and all(headlines)
     hrefs = page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)")
     files = sorted({h for h in hrefs if h.startswith("file://") and "#" not in h})
     assert len(files) == 7  # two languages for three days, and the feed

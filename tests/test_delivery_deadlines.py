@@ -336,4 +336,6 @@ def test_controls_are_removed_at_delivery_s_own_boundary(rendered, tmp_path):
     [body] = rx.payloads()
     assert body["key_changes"][0]["title"] == "fix gnp.exe done next"
     assert body["header"] == "vLLM digest 开发动态报告 - 2026-03-22"
-    assert server.messages[0]["message"]["Subject"] == "vLLM digest 开发动态报告 - 2026-03-22"
+    # the header, then " — " and the day's headline: one line whatever the names held
+    subject = server.messages[0]["message"]["Subject"]
+    assert subject.startswith("vLLM digest 开发动态报告 - 2026-03-22 — ") and "\n" not in subject

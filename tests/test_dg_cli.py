@@ -41,7 +41,7 @@ def test_dg_list_defs_lists_every_asset_check_job_and_schedule(tmp_path):
     graph = defs.resolve_asset_graph()
     assert {a["asset_key"] for a in listed["assets"]} == {k.to_user_string() for k in graph.get_all_asset_keys()}
     # raw, 9 stg, 5 core, 2 mart, 1 ref, 16 analytics, the report, the weekly digest, the site
-    assert len(listed["assets"]) == 37
+    assert len(listed["assets"]) == 39
     assert {c["key"] for c in listed["asset_checks"]} == {
         f"{k.asset_key.to_user_string()}:{k.name}" for k in graph.asset_check_keys
     }
@@ -102,7 +102,7 @@ def test_dg_dev_serves_the_code_location(tmp_path):
         location = server.wait_for_location("vllm_digest")
         assert [r["name"] for r in location["repositories"]] == ["__repository__"]
         nodes = server.asset_nodes()
-        assert len(nodes) == 37 and ("site",) in nodes
+        assert len(nodes) == 39 and ("site",) in nodes
         assert nodes[("vllm_project", "vllm", "stg_issues")]["deps"] == {("vllm_project", "vllm", "raw_activity")}
     finally:
         server.stop()

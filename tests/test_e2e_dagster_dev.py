@@ -39,7 +39,7 @@ def test_lineage_runs_raw_to_report_through_every_layer(server):
         assert (*PREFIX, upstream) in nodes[(*PREFIX, downstream)]["deps"], (upstream, downstream)
     # nothing dangles: every partitioned asset feeds the report
     partitioned = partitioned_keys(nodes)
-    assert len(partitioned) == 35
+    assert len(partitioned) == 37
     assert set(partitioned) == upstream_of(nodes, REPORT) | {REPORT}
     # the weekly digest reads the daily marts and feeds the site
     assert set(nodes[WEEKLY]["deps"]) <= set(partitioned) and WEEKLY in nodes[SITE]["deps"]
@@ -119,7 +119,7 @@ def test_asset_page_catalog_group_and_job_partitions_backfills_are_one_run_each(
     days = ["2026-03-21", "2026-03-22"]
     key = (*PREFIX, "mart_key_changes")
     group = sorted(k for k, n in dev.asset_nodes().items() if n["groupName"] == "analytics")
-    assert len(group) == 17
+    assert len(group) == 19
     launched = {
         "asset": dev.launch_backfill([key], days[0], days[-1], shape="ui"),
         "group": dev.launch_backfill(group, days[0], days[-1], shape="ui"),

@@ -57,7 +57,7 @@ def test_one_day_runs_with_dagster_storage_in_postgres(postgres, tmp_path, make_
     counts = dict(_sql(postgres, "SELECT dagster_event_type, count(*) FROM event_logs WHERE run_id = %s "
                                  "AND dagster_event_type IS NOT NULL GROUP BY 1", run_id))
     # every daily asset of the graph: 35 for the one day, and the unpartitioned site (weeks are their own runs)
-    assert counts["ASSET_MATERIALIZATION"] == assets == 36
+    assert counts["ASSET_MATERIALIZATION"] == assets == 38
     assert counts["ASSET_CHECK_EVALUATION"] == 10  # with the search cross-check and the counting warning
     partitions = _sql(postgres, "SELECT DISTINCT partition FROM event_logs WHERE run_id = %s "
                                 "AND dagster_event_type = 'ASSET_MATERIALIZATION'", run_id)
