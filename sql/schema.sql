@@ -30,6 +30,8 @@ CREATE TABLE IF NOT EXISTS stg_fetch_manifest (
                                         -- {"query", "applied": false, "why"}}} or {"applied": false, "why"};
                                         -- {} for a landing older than it; the check cross_checked_with_search reads it
 );
+-- a warehouse made before the search cross-check gets the column (its old rows hold NULL until rebuilt)
+ALTER TABLE stg_fetch_manifest ADD COLUMN IF NOT EXISTS cross_check JSON;
 
 -- stg_issues: issue and PR objects as landed, one row per number.
 CREATE TABLE IF NOT EXISTS stg_issues (

@@ -300,3 +300,23 @@ def test_a_warehouse_with_the_old_intermediate_table_names_keeps_their_rows(tmp_
         rows = con.execute("SELECT issue_number, pr_number, link_kind FROM int_item_links").fetchall()
     assert "mart_item_links" not in tables and {"int_text_hits", "int_item_features"} <= tables
     assert rows == [(1, 2, "body")]
+
+
+def test_a_warehouse_made_before_the_cross_check_gets_its_manifest_column(tmp_path):
+    """stg_fetch_manifest gained cross_check; opening an older warehouse adds it, rows kept, so the next build
+    of a day can write it instead of failing on a column the table lacks."""
+    import duckdb
+
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE TABLE stg_fetch_manifest (repo VARCHAR NOT NULL, day DATE NOT NULL, source VARCHAR, "
+                "semantics VARCHAR, complete BOOLEAN, incomplete_reasons VARCHAR[], window_start TIMESTAMPTZ, "
+                "window_end TIMESTAMPTZ, request_count INTEGER, not_modified_count INTEGER, totals JSON)")
+    con.execute("INSERT INTO stg_fetch_manifest (repo, day, source) VALUES ('o/r', DATE '2026-03-22', 'sample')")
+    con.close()
+    with WarehouseResource(path=str(path)).connect() as con:
+        columns = [c for (c,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'stg_fetch_manifest'").fetchall()]
+        rows = con.execute("SELECT repo, source, cross_check FROM stg_fetch_manifest").fetchall()
+    assert "cross_check" in columns
+    assert rows == [("o/r", "sample", None)]
