@@ -64,15 +64,15 @@ dev: install instance
 	$(VENV)/bin/dg dev --host 127.0.0.1 --port $(PORT)
 
 bench: install postgres
-	$(PY) -m bench
+	$(PY) -m tools.perf
 
 # the analysis sections against the original editor's picks (../shared/samples/.../selections.json):
 # item recall and cite ratio, story recall (an entry told when we cite any of its items; same section and
 # anywhere), leave-one-day-out for the fitted sections, and the editor's own consistency where it can be read;
-# writes bench/editorial.md, then the same on days given bodies in vLLM's templates (bench/editorial-bodies.md). EVAL_ARGS passes options, e.g. EVAL_ARGS='--selections PATH --lang en'
+# writes tools/editorial/editorial.md, then the same on days given bodies in vLLM's templates (tools/editorial/editorial-bodies.md). EVAL_ARGS passes options, e.g. EVAL_ARGS='--selections PATH --lang en'
 eval: install
-	$(PY) -m bench.editorial $(EVAL_ARGS)
-	$(PY) -m bench.editorial --bodies $(EVAL_ARGS)
+	$(PY) -m tools.editorial.editorial $(EVAL_ARGS)
+	$(PY) -m tools.editorial.editorial --bodies $(EVAL_ARGS)
 
 clean:
 	rm -rf $(VENV) data .dagster_home

@@ -13,8 +13,8 @@ import pytest
 
 from ci_gate import pytest_runtest_makereport  # noqa: F401  (the hook: a skip fails the run under CI)
 from vllm_digest.definitions import build_definitions
-from vllm_digest.schedules import daily_selection, weekly_selection
-from vllm_digest.settings import Settings, load_settings
+from vllm_digest.orchestration.jobs import daily_selection, weekly_selection
+from vllm_digest.core.config.settings import Settings, load_settings
 
 warnings.filterwarnings("ignore", category=dg.BetaWarning)
 warnings.filterwarnings("ignore", category=dg.PreviewWarning)

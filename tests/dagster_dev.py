@@ -21,8 +21,7 @@ from pathlib import Path
 import httpx
 
 from conftest import ROOT, project_dagster_home
-from tests.net import free_port
-
+from vllm_digest.testing.net import free_port
 # Liveness bounds, not speed assertions: past them something hangs, and the
 # error says what and shows the server's log.
 START_TIMEOUT_S = 180

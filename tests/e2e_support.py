@@ -17,8 +17,8 @@ import dagster as dg
 import pytest
 
 from tests.dagster_dev import DagsterDev, group_members
-from vllm_digest.schedules import WEEKLY_GROUP
-from vllm_digest.settings import Settings, load_settings
+from vllm_digest.core.keys import WEEKLY_GROUP
+from vllm_digest.core.config.settings import Settings, load_settings
 
 LOCATION = "vllm_digest"
 PREFIX = ("vllm_project", "vllm")

@@ -9,16 +9,16 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from vllm_digest.analytics import ANALYTICS_MODELS, build_analytics, build_taxonomy_rules
+from vllm_digest.analytics.build import ANALYTICS_MODELS, build_analytics, build_taxonomy_rules
 from vllm_digest.analytics.build import _load_candidates, _text_rules, analytics_params, text_hits_statement
 from vllm_digest.ingest.raw_store import write_day
 from vllm_digest.ingest.sample import fetch_sample_day
-from vllm_digest.partitions import window_for_day
-from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.taxonomy import load_taxonomy
-from vllm_digest.taxonomy.selection import load_selection_weights
+from vllm_digest.core.calendar import window_for_day
+from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.taxonomy.loader import load_taxonomy
+from vllm_digest.core.taxonomy.selection import load_selection_weights
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
-from vllm_digest.warehouse.sql_files import bind, read_sql, schema_statements, suffix_parameters
+from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements, suffix_parameters
 
 REPO = RepoRef("vllm-project", "vllm")
 DAYS = [(dt.date(2026, 3, 1) + dt.timedelta(days=i)).isoformat() for i in range(22)]

@@ -10,12 +10,12 @@ from conftest import ROOT
 def _bench(tmp_path, *args):
     env = {**os.environ, "BENCH_WORKDIR": str(tmp_path / "work")}
     # the timeout only stops a bench that started despite --help (it would run for tens of minutes)
-    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "tools.perf", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
 
 
 def test_help_prints_usage_and_runs_nothing(tmp_path):
-    results = ROOT / "bench" / "results.md"
+    results = ROOT / "tools" / "perf" / "results.md"
     before = results.read_bytes() if results.exists() else None
     proc = _bench(tmp_path, "--help")
     assert proc.returncode == 0, proc.stderr

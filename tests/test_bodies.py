@@ -206,8 +206,7 @@ UNCLOSED = ("[a ", "![a ", "[a](x ", "<a ", "<details ", "{{ ", "{% ")
 def test_long_runs_of_unclosed_markup_are_kept_as_written():
     # a link, image, tag, <details> or template mark that never closes is text; a 64 KB run of them was tried
     # again from each opening to the line's end (7 to 18 s)
-    from vllm_digest.report.gist import excerpt
-
+    from vllm_digest.core.text.gist import excerpt
     what = "Keep the fast path and this intact."
     for run in UNCLOSED:
         line = (run * (65536 // len(run))).strip()
@@ -297,7 +296,7 @@ def test_fenced_blocks_found_line_by_line_are_the_patterns_blocks():
     # blanks to the pattern), an opening fence on the last line (no block), ~~~ not closing ```
     import random
 
-    from vllm_digest.warehouse.markup import FENCED_BLOCK, sub_fenced
+    from vllm_digest.core.text.markup import FENCED_BLOCK, sub_fenced
 
     def mark(block: str) -> str:
         return f"<{len(block)}:{block[:4]}>"

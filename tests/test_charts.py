@@ -1,7 +1,7 @@
 """Chart geometry: bars and lines scale to the row's peak, absent days stay
 blank, and no data gives an empty chart with its no-data text."""
 
-from vllm_digest.i18n import load_catalog
+from vllm_digest.core.i18n import load_catalog
 from vllm_digest.report.charts import (
     VIEW_H, VIEW_W, counts_chart, day_slots, hotness_chart, num, rects_html, topic_chart,
 )

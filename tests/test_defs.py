@@ -111,7 +111,7 @@ def test_resource_descriptions_are_plain_text_and_every_field_is_described(make_
 
 
 def test_job_description_names_every_group_of_the_graph(make_settings):
-    from vllm_digest.schedules import DAILY_JOB, WEEKLY_GROUP, WEEKLY_JOB
+    from vllm_digest.core.keys import DAILY_JOB, WEEKLY_GROUP, WEEKLY_JOB
 
     defs = build_definitions(make_settings())
     graph = defs.resolve_asset_graph()

@@ -9,8 +9,7 @@ import json
 import re
 
 from conftest import materialize, report_path
-from vllm_digest.warehouse.resource import WarehouseResource
-
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 DAY = "2026-03-22"  # with cutoff 11:39 UTC+8: [2026-03-22T03:39Z, 2026-03-23T03:39Z)
 GHOST = {"login": "ghost", "id": 10137, "type": "User"}
 ALICE = {"login": "alice", "type": "User"}

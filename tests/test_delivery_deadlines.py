@@ -2,7 +2,7 @@
 the LLM provider has a total deadline, and a message that went out without an answer is ``unknown``,
 held by default (at most once), sent again only when asked (at least once) with the same idempotency key.
 
-Each server here is real and misbehaves on 127.0.0.1 (tests/slow_servers.py). The tests assert on
+Each server here is real and misbehaves on 127.0.0.1 (vllm_digest/testing/slow_servers.py). The tests assert on
 outcomes; ``finishes`` only guards against a hang (the old code waited forever on these servers)."""
 
 import dataclasses
@@ -18,21 +18,20 @@ import pytest
 from conftest import materialize, settings_at
 from delivery_helpers import (DAY, EARLIER, SmtpServer, copy_home, deliver_days, log_rows, render_days,
                               self_signed_cert)
-from tests.openai_emulator import OpenAIEmulator, Reply
-from tests.slow_servers import (LATE, TRICKLE, DeafTcpServer, ScriptedSmtp, SilentTcpServer, SlowReceiver,
+from vllm_digest.testing.openai_emulator import OpenAIEmulator, Reply
+from vllm_digest.testing.slow_servers import (LATE, TRICKLE, DeafTcpServer, ScriptedSmtp, SilentTcpServer, SlowReceiver,
                                 StallingSmtp, TricklingSmtp)
-from tests.webhook_receiver import WebhookReceiver
+from vllm_digest.testing.webhook_receiver import WebhookReceiver
 from vllm_digest.delivery import webhook
 from vllm_digest.delivery.deliver import overdue
 from vllm_digest.delivery.log import read_log
 from vllm_digest.delivery.publish import PublishError, publish
 from vllm_digest.delivery.webhook import DeliveryError, DeliveryUnknown, WebhookRequest
-from vllm_digest.narrative.config import NarrativeConfig
-from vllm_digest.narrative.provider import ChatProvider
-from vllm_digest.settings import SettingsError, load_settings
-from vllm_digest.taxonomy.loader import DEFAULT_TAXONOMY, TaxonomyError, load_taxonomy
-from vllm_digest.warehouse.resource import WarehouseResource
-
+from vllm_digest.core.config.narrative import NarrativeConfig
+from vllm_digest.report.narrative.provider import ChatProvider
+from vllm_digest.core.config.settings import SettingsError, load_settings
+from vllm_digest.core.taxonomy.loader import DEFAULT_TAXONOMY, TaxonomyError, load_taxonomy
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 # the deadline every test here sets: short, so a test takes seconds, yet long enough for connecting
 # and EHLO on a loaded machine (a test that must hit it waits it out in full); the guard is far beyond it
 FAST_SECONDS = 5

@@ -84,11 +84,10 @@ def test_threads_are_digested_by_side_and_reviews_named(make_settings, tmp_path)
 
 
 def test_the_facts_pack_carries_the_digest_the_report_shows(make_settings, tmp_path):
-    from vllm_digest.narrative.facts import discussions_facts
-    from vllm_digest.partitions import windows_for_keys
+    from vllm_digest.report.facts import discussions_facts
+    from vllm_digest.core.calendar import windows_for_keys
     from vllm_digest.report.build import build_reports
-    from vllm_digest.warehouse.resource import WarehouseResource
-
+    from vllm_digest.core.sqlmodel.resource import WarehouseResource
     _write_sample(tmp_path / "sample")
     settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
     materialize(settings, DAY)

@@ -18,7 +18,7 @@ from tests.e2e_support import (
     COUNTS_AT_CUTOFF_1139, REPORT, SITE, UI_ERROR_TEXTS, UI_TIMEOUT_MS, WEEKLY, day_runs, partitioned_keys,
 )
 from tests.e2e_support import server  # noqa: F401  (the module's dagster dev: a fixture)
-from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
+from vllm_digest.core.keys import RANGE_END_TAG, RANGE_START_TAG
 
 pytestmark = pytest.mark.e2e
 
@@ -214,8 +214,7 @@ def wait_until_quiet(dev, timeout: float = 600) -> None:
     every follow-up it asks for has been launched and has run (the timeout guards against a hang)."""
     import time
 
-    from vllm_digest.rerender import BASELINE_SENSOR
-
+    from vllm_digest.orchestration.sensors import BASELINE_SENSOR
     query = """{ runsOrError(filter: {statuses: %s}) { ... on Runs { results { runId } } }
         finished: runsOrError(limit: 50) { ... on Runs { results { endTime } } }
         sensorOrError(sensorSelector: {repositoryLocationName: "vllm_digest", repositoryName: "__repository__",

@@ -1,4 +1,4 @@
-"""The editorial eval (bench/editorial.py): which items each section of a rendered report cites, the
+"""The editorial eval (tools/editorial/editorial.py): which items each section of a rendered report cites, the
 figures it computes from them, and the wall between the pipeline and the original's picks
 (selections.json is read by the eval only, never by the pipeline)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.editorial import (
+from tools.editorial.editorial import (
     Count,
     DayReport,
     EvalError,
@@ -23,10 +23,9 @@ from bench.editorial import (
     main,
     score_day,
 )
-from bench.editorial_parse import SECTIONS, cited_numbers, section_citations, split_sections
+from tools.editorial.editorial_parse import SECTIONS, cited_numbers, section_citations, split_sections
 from conftest import ROOT, SHIPPED_SAMPLE, materialize, settings_at
-from vllm_digest.taxonomy.selection import load_selection_weights
-
+from vllm_digest.core.taxonomy.selection import load_selection_weights
 GOLDEN = ROOT / "tests" / "golden"
 REPO = "vllm-project/vllm"
 
@@ -210,7 +209,7 @@ def test_eval_command_on_a_materialized_day(materialized_day, tmp_path):
 def test_template_bodies_are_deterministic_and_in_vllms_templates(tmp_path):
     import gzip
 
-    from bench.template_bodies import PR_PLACEHOLDER, write
+    from tools.editorial.template_bodies import PR_PLACEHOLDER, write
 
     first, second = write(tmp_path / "a"), write(tmp_path / "b")
     assert first == second, "the same seed gives the same Purpose sentences"
@@ -237,8 +236,7 @@ def test_template_bodies_are_deterministic_and_in_vllms_templates(tmp_path):
 
 
 def test_substance_counts_the_purpose_under_cited_prs_and_the_placeholder(tmp_path):
-    from bench.editorial import substance
-
+    from tools.editorial.editorial import substance
     purposes = {1: "This change addresses x by reworking how `num_cached_tokens` is handled.", 2: "Two does y.",
                 3: None}
     (tmp_path / "2026-03-02.zh.md").write_text(
@@ -260,7 +258,7 @@ def _none(**given):
 
 
 def test_story_told_when_the_section_cites_any_of_its_items():
-    from bench.editorial_stories import StoryCount, aggregate_stories, score_stories
+    from tools.editorial.editorial_stories import StoryCount, aggregate_stories, score_stories
 
     entries = {"key_changes": (frozenset({1, 2, 3}), frozenset({4})), "topics": (frozenset({5, 6}),),
                "focus": (frozenset({7}),), "notable": (), "discussions": None}
@@ -282,8 +280,7 @@ def test_story_told_when_the_section_cites_any_of_its_items():
 
 
 def test_entries_are_read_and_a_malformed_one_is_named(tmp_path):
-    from bench.editorial import load_entries
-
+    from tools.editorial.editorial import load_entries
     path = tmp_path / "selections.json"
     path.write_text(json.dumps([{"day": "2026-03-01", "sections": {
         "topics": {"cited_in_day_lists": [5, 6], "entries": [[5], [6, 5]]},
@@ -307,8 +304,8 @@ def _window(day: str, start: str, end: str, **lists) -> dict:
 
 
 def test_editor_agreement_only_where_windows_overlap(tmp_path):
-    from bench.editorial import _agreement_lines
-    from bench.editorial_stories import editor_agreement, load_windows
+    from tools.editorial.editorial import _agreement_lines
+    from tools.editorial.editorial_stories import editor_agreement, load_windows
 
     path = tmp_path / "expected.json"
     path.write_text(json.dumps([
@@ -382,10 +379,9 @@ def test_eval_command_prints_story_recall_beside_item_recall(materialized_day, t
 def test_leave_one_day_out_counts_a_story_told_by_any_chosen_item(materialized_day):
     import duckdb
 
-    from bench import fit_selection as fs
-    from bench.editorial_stories import loo_stories
-    from vllm_digest.taxonomy.selection import DEFAULT_WEIGHTS
-
+    from tools.editorial import fit_selection as fs
+    from tools.editorial.editorial_stories import loo_stories
+    from vllm_digest.core.taxonomy.selection import DEFAULT_WEIGHTS
     base, _ = materialized_day
     warehouse = base / "home" / "warehouse.duckdb"
     day = "2026-03-22"

@@ -17,12 +17,11 @@ import duckdb
 import pytest
 
 from conftest import materialize, materialize_weeks, report_path, settings_at
-from vllm_digest.analytics import build_analytics
+from vllm_digest.analytics.build import build_analytics
 from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
-from vllm_digest.model import SET_NAMES
-from vllm_digest.partitions import week_days, window_for_day
-from vllm_digest.taxonomy import taxonomy_from_settings
-
+from vllm_digest.core.vocabulary import SET_NAMES
+from vllm_digest.core.calendar import week_days, window_for_day
+from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 FIRST, LAST = "2026-03-09", "2026-03-22"  # two whole weeks, Monday to Sunday
 REF = re.compile(r"\[(PR|Issue) #(\d+)\]")
 # an item a section names: its own link, or a PR named with its thread's issue ("with PR #2, PR #3")
@@ -199,8 +198,7 @@ RETITLE = " (retitled)"
 
 def copy_sample(target):
     """The embedded sample, copied so a test can change what the source says."""
-    from vllm_digest.sample_coverage import embedded_sample_root
-
+    from vllm_digest.core.sample_coverage import embedded_sample_root
     shutil.copytree(embedded_sample_root(), target)
     return target
 
@@ -233,7 +231,7 @@ def test_rerunning_a_day_changes_it_and_its_followers_but_no_earlier_day(tmp_pat
 
     from test_rerender import sensor_requests
     from vllm_digest.definitions import build_definitions
-    from vllm_digest.schedules import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
+    from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
 
     days = days_between(*RERUN_DAYS)
     first = copy_sample(tmp_path / "sample")
@@ -381,8 +379,8 @@ def test_rebuilding_a_day_of_a_rendered_week_asks_for_that_week_again(tmp_path):
 
     from test_rerender import sensor_requests
     from vllm_digest.definitions import build_definitions
-    from vllm_digest.rerender import RERENDER_TAG
-    from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
+    from vllm_digest.orchestration.sensors import RERENDER_TAG
+    from vllm_digest.core.keys import RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
 
     settings = settings_at(tmp_path / "home")
     defs = build_definitions(settings)
@@ -469,8 +467,7 @@ def test_a_weekly_topic_counts_the_days_whose_daily_report_listed_it(built):
 def test_a_topic_ranked_within_the_limit_but_not_listed_is_not_counted_as_listed(tmp_path):
     """With a story threshold no thread reaches, a day lists only its first three topics, though five rank
     within the limit: the weekly digest counts the days a topic was listed, not the days it ranked."""
-    from vllm_digest.taxonomy.loader import DEFAULT_TAXONOMY
-
+    from vllm_digest.core.taxonomy.loader import DEFAULT_TAXONOMY
     bundled = DEFAULT_TAXONOMY.read_text(encoding="utf-8")
     assert "\nmin_story = 2.0\n" in bundled
     taxonomy = tmp_path / "taxonomy.toml"
@@ -504,7 +501,7 @@ def drain(defs, instance, result) -> list[tuple[str, str, str]]:
     """Run what the baseline sensor asks for after ``result``, and what it asks for after those runs, as the
     daemon would (each request once, in the order asked); returns (job, first, last) of every run launched."""
     from test_rerender import sensor_requests
-    from vllm_digest.schedules import RANGE_END_TAG, RANGE_START_TAG
+    from vllm_digest.core.keys import RANGE_END_TAG, RANGE_START_TAG
 
     launched, queue = [], list(sensor_requests(defs, instance, result))
     while queue:
@@ -525,7 +522,7 @@ def test_building_a_sunday_rerenders_the_next_weeks_digest_to_the_one_run_bytes(
     import dagster as dg
 
     from vllm_digest.definitions import build_definitions
-    from vllm_digest.schedules import DAILY_JOB, WEEKLY_JOB
+    from vllm_digest.core.keys import DAILY_JOB, WEEKLY_JOB
 
     before, after = week_days(FIRST), week_days(monday_of(LAST))
     settings = settings_at(tmp_path / "home")

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 
-from tests.github_emulator import Dataset, Fault, GitHubEmulator
-from tests.github_fixtures import FAST, REPO, TOKEN, five_sets
+from vllm_digest.testing.github_emulator import Dataset, Fault, GitHubEmulator
+from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, five_sets
 from vllm_digest.ingest.github.client import GitHubClient
 from vllm_digest.ingest.github.plan import fetch_day
 from vllm_digest.ingest.raw_store import write_day
-from vllm_digest.model import PAYLOAD_KINDS
-from vllm_digest.partitions import DayWindow
-
+from vllm_digest.core.vocabulary import PAYLOAD_KINDS
+from vllm_digest.core.calendar import DayWindow
 UTC = dt.timezone.utc
 DAY = DayWindow(dt.date(2026, 3, 10), dt.datetime(2026, 3, 10, 4, tzinfo=UTC), dt.datetime(2026, 3, 11, 4, tzinfo=UTC))
 API = "https://api.github.com/repos/vllm-project/vllm"
@@ -110,7 +109,7 @@ def test_incomplete_results_are_retried_then_recorded(tmp_path):
     assert any("incomplete_results" in r and "is:issue" in r for r in m["incomplete_reasons"])
     write_day(tmp_path / "raw", REPO, DAY.key, payload)
     five_sets(tmp_path, REPO, [DAY])
-    from vllm_digest.warehouse.resource import WarehouseResource
+    from vllm_digest.core.sqlmodel.resource import WarehouseResource
     with WarehouseResource(path=str(tmp_path / "warehouse.duckdb")).connect() as con:
         assert con.execute("SELECT complete FROM mart_daily_counts").fetchall() == [(False,)]
 

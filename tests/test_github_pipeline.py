@@ -4,8 +4,8 @@ produces the same report as the embedded sample source."""
 import dagster as dg
 
 from conftest import materialize, report_path
-from tests.github_emulator import Dataset, GitHubEmulator
-from tests.github_fixtures import TOKEN
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
+from vllm_digest.testing.github_fixtures import TOKEN
 from tests.storage_scan import files_holding
 
 

@@ -7,10 +7,9 @@ import logging
 
 import pytest
 
-from tests.github_emulator import Dataset, Fault, GitHubEmulator
-from tests.github_fixtures import (
-    FAST, REPO, SET_NAMES, TOKEN, emulator, expected_windows, five_sets, sample_dataset, tree_bytes, window_of,
-)
+from vllm_digest.testing.github_emulator import Dataset, Fault, GitHubEmulator
+from vllm_digest.testing.github_fixtures import FAST, REPO, SET_NAMES, TOKEN, expected_windows, five_sets, tree_bytes, window_of
+from tests.github_fixtures import emulator, sample_dataset
 from vllm_digest.ingest.github.client import GitHubError
 from vllm_digest.ingest.github.plan import fetch_day
 from vllm_digest.ingest.raw_store import read_day, write_day
@@ -166,7 +165,7 @@ def test_bad_token_and_unknown_repo_are_clear_errors(emulator, tmp_path):
         fetch_day(REPO, w, emulator.base_url, "wrong-token", None, **FAST)
     assert info.value.status == 401 and "GITHUB_TOKEN" in str(info.value)
     assert "/repos/vllm-project/vllm/issues/events" in str(info.value) and "wrong-token" not in str(info.value)
-    from vllm_digest.settings import RepoRef
+    from vllm_digest.core.config.settings import RepoRef
     with pytest.raises(GitHubError) as info:
         fetch_day(RepoRef("nobody", "nothing"), w, emulator.base_url, TOKEN, None, **FAST)
     assert info.value.status == 404 and "does not exist" in str(info.value)
@@ -195,9 +194,8 @@ def test_old_day_falls_back_to_snapshot_semantics(emulator, tmp_path):
 def test_recent_plan_lands_what_the_search_plan_lands_on_vllm_sized_days(tmp_path):
     """Synthetic vLLM days (hundreds of comments, old threads, closings after the window): fetched
     ten minutes after each window, the open-list plan lands the same payload in fewer requests."""
-    from bench.synthetic import generate
-    from vllm_digest.partitions import DayWindow
-
+    from vllm_digest.testing.synthetic import generate
+    from vllm_digest.core.calendar import DayWindow
     start = dt.datetime(2026, 1, 3, 3, 39, tzinfo=dt.timezone.utc)
     data = Dataset.from_sample(generate(tmp_path / "root", start, 4))
     with GitHubEmulator(data, token=TOKEN, search_limit=1000) as emu:
@@ -219,10 +217,9 @@ def test_a_run_of_several_days_pages_the_events_feed_once(tmp_path):
     """Six synthetic vLLM days fetched in one run (one session, as raw_activity runs a range) ask the
     emulator for each events page once: as many event requests as the oldest day alone needs, where six
     one-day fetches page the feed from now back to each day. The days land the same payloads."""
-    from bench.synthetic import generate
+    from vllm_digest.testing.synthetic import generate
     from vllm_digest.ingest.github.plan import github_days
-    from vllm_digest.partitions import DayWindow
-
+    from vllm_digest.core.calendar import DayWindow
     start = dt.datetime(2026, 1, 3, 3, 39, tzinfo=dt.timezone.utc)
     data = Dataset.from_sample(generate(tmp_path / "root", start, 6))
     windows = [DayWindow(day=(start + dt.timedelta(days=i)).date(), start=start + dt.timedelta(days=i),

@@ -12,8 +12,8 @@ from __future__ import annotations
 import duckdb
 
 from conftest import materialize, report_path, write_sample
-from tests.github_emulator import Dataset, GitHubEmulator
-from tests.github_fixtures import TOKEN
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
+from vllm_digest.testing.github_fixtures import TOKEN
 
 DAY = "2026-03-22"  # with the default cutoff 11:39 UTC+8: [2026-03-22T03:39Z, 2026-03-23T03:39Z)
 BASE = {"labels": [], "comments": 0, "state": "open", "closed_at": None, "body": None,

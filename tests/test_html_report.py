@@ -140,7 +140,7 @@ def test_site_metadata_counts_every_day_on_disk(built):
 def test_a_range_longer_than_a_month_reports_count_totals_not_a_dict_per_day(tmp_path):
     from types import SimpleNamespace
 
-    from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS
+    from vllm_digest.core.calendar import PER_DAY_METADATA_MAX_DAYS
     from vllm_digest.report.assets import report_metadata
 
     settings = settings_at(tmp_path)

@@ -1,5 +1,5 @@
 """Issue 18's check with the github source against the emulator: a sample day whose items carry bodies in
-vLLM's templates (bench/template_bodies.py) and whose PRs have changed files. For at least 90% of the PRs
+vLLM's templates (tools/editorial/template_bodies.py) and whose PRs have changed files. For at least 90% of the PRs
 cited in 🛠️ and 🎯 the report shows the PR's Purpose sentence under it, and never the template's placeholder;
 the day's key-change and focus candidates have their files fetched (at most 20, with ETags) and say where
 they land ("touches: ...")."""
@@ -9,11 +9,11 @@ from __future__ import annotations
 import dagster as dg
 import duckdb
 
-from bench.editorial import REPO as EDITORIAL_REPO, _plain, cited_numbers, split_sections
-from bench.template_bodies import PR_PLACEHOLDER, write as write_bodies
+from tools.editorial.editorial import REPO as EDITORIAL_REPO, _plain, cited_numbers, split_sections
+from tools.editorial.template_bodies import PR_PLACEHOLDER, write as write_bodies
 from conftest import materialize, report_path
-from tests.github_emulator import Dataset, GitHubEmulator
-from tests.github_fixtures import TOKEN
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
+from vllm_digest.testing.github_fixtures import TOKEN
 
 DAY = "2026-03-22"
 FILES = {

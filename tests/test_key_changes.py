@@ -8,7 +8,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from bench.editorial import REPO, cited_numbers, split_sections
+from tools.editorial.editorial import REPO, cited_numbers, split_sections
 from conftest import materialize, report_path, settings_at, write_sample
 
 DAY = "2026-03-22"

@@ -3,9 +3,7 @@ these texts each need one pass (or several), and a text needing none comes back 
 
 import pytest
 
-from vllm_digest.report.markdown_safe import md_inline
-
-
+from vllm_digest.core.text.markdown_safe import md_inline
 @pytest.mark.parametrize("text, safe", [
     ("plain title", "plain title"),
     ("a &amp; b & c", "a &amp;amp; b &amp; c"),  # an entity: every & escaped

@@ -1,16 +1,15 @@
-"""The shared vocabulary (vllm_digest/model.py) is the one definition: the SQL that names a set,
+"""The shared vocabulary (vllm_digest/core/vocabulary.py) is the one definition: the SQL that names a set,
 a payload kind or a manifest field agrees with it, and the manifest reads back as it was written."""
 
 import re
 
 import pytest
 
-from vllm_digest.model import PAYLOAD_KINDS, SET_NAMES, Manifest
+from vllm_digest.core.vocabulary import PAYLOAD_KINDS, SET_NAMES, Manifest
 from vllm_digest.warehouse.layers import STG_MODELS
-from vllm_digest.warehouse.schema import columns_of
-from vllm_digest.warehouse.sql_files import read_sql
-from vllm_digest.warehouse.writes import RUN_DAYS_COLUMNS
-
+from vllm_digest.core.sqlmodel.schema import columns_of
+from vllm_digest.core.sqlmodel.files import read_sql
+from vllm_digest.core.sqlmodel.writes import RUN_DAYS_COLUMNS
 TYPED = set(Manifest.__dataclass_fields__) - {"details"}
 
 

@@ -7,21 +7,16 @@ import logging
 
 import pytest
 
-from tests.narrative_replies import VOICES
-from tests.net import free_port
-from tests.openai_emulator import OpenAIEmulator, Reply
-from vllm_digest.narrative import (
-    PROMPT_VERSION,
-    NarrativeConfig,
-    NarrativeConfigError,
-    SectionInput,
-    narrate_sections,
-)
-from vllm_digest.narrative.prompts import build_messages, data_fence
-from vllm_digest.narrative.provider import Breaker
-from vllm_digest.narrative.validator import validate
-from vllm_digest.warehouse.resource import WarehouseResource
-
+from vllm_digest.testing.narrative_replies import VOICES
+from vllm_digest.testing.net import free_port
+from vllm_digest.testing.openai_emulator import OpenAIEmulator, Reply
+from vllm_digest.report.narrative.prompts import PROMPT_VERSION
+from vllm_digest.core.config.narrative import NarrativeConfig, NarrativeConfigError
+from vllm_digest.report.narrative.narrate import SectionInput, narrate_sections
+from vllm_digest.report.narrative.prompts import build_messages, data_fence
+from vllm_digest.report.narrative.provider import Breaker
+from vllm_digest.report.narrative.validator import validate
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 API_KEY = "sk-test-5f1e9c0d7a2b4e68"
 REPO = "vllm-project/vllm"
 
@@ -192,8 +187,7 @@ def test_unknown_item_is_rejected_repaired_once_then_falls_back(con, emulator):
 
 
 def test_a_rejected_answer_is_remembered_and_not_paid_for_again(con, emulator):
-    from vllm_digest.narrative.narrate import CACHED_REJECTION
-
+    from vllm_digest.report.narrative.narrate import CACHED_REJECTION
     bad = GOOD_KEY.replace("#37798", "#99999")
     emulator.queue(bad, bad)
     config = make_config(emulator.base_url)
@@ -230,8 +224,7 @@ def test_retry_rejected_asks_again_and_an_accepted_answer_replaces_the_rejection
 
 
 def test_a_stored_rejection_that_the_validator_now_accepts_is_used(con, emulator):
-    from vllm_digest.narrative import cache
-
+    from vllm_digest.report.narrative import cache
     key = cache.cache_key("qwen-test", "key_changes", "zh", KEY_FACTS)
     cache.put(con, key, model="qwen-test", section="key_changes", language="zh", text=GOOD_KEY,
               tokens_in=1, tokens_out=1, violations=["a rule since dropped"])
@@ -550,8 +543,7 @@ def test_focus_needs_its_summary_line_in_each_language():
 
 
 def test_cached_text_that_no_longer_validates_is_regenerated(con, emulator):
-    from vllm_digest.narrative import cache
-
+    from vllm_digest.report.narrative import cache
     key = cache.cache_key("qwen-test", "key_changes", "zh", KEY_FACTS)
     cache.put(con, key, model="qwen-test", section="key_changes", language="zh",
               text="1. **PR #424242** 技术解读 影响", tokens_in=1, tokens_out=1)
@@ -574,7 +566,7 @@ def test_en_discussion_markers_are_checked_per_entry():
 # --- the batched cache store the report uses ---------------------------------------------------
 
 def test_batched_store_reads_up_front_and_saves_in_one_transaction(tmp_path):
-    from vllm_digest.narrative.cache import BatchedStore, put
+    from vllm_digest.report.narrative.cache import BatchedStore, put
 
     warehouse = WarehouseResource(path=str(tmp_path / "warehouse.duckdb"))
     entry = {"model": "m", "section": "summary", "language": "zh", "tokens_in": 3, "tokens_out": 2}
@@ -595,8 +587,7 @@ def test_batched_store_reads_up_front_and_saves_in_one_transaction(tmp_path):
 def test_batched_store_on_a_warehouse_from_before_the_cache_table(tmp_path):
     import duckdb
 
-    from vllm_digest.narrative.cache import BatchedStore
-
+    from vllm_digest.report.narrative.cache import BatchedStore
     path = tmp_path / "old.duckdb"
     duckdb.connect(str(path)).close()
     with WarehouseResource(path=str(path)).connect(read_only=True) as ro:

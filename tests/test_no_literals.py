@@ -6,9 +6,8 @@ import ast
 import re
 from pathlib import Path
 
-from vllm_digest.i18n import BUNDLED, available_languages
-from vllm_digest.taxonomy import load_taxonomy
-
+from vllm_digest.core.i18n import BUNDLED, available_languages
+from vllm_digest.core.taxonomy.loader import load_taxonomy
 PACKAGE = Path(__file__).resolve().parents[1] / "vllm_digest"
 CODE_DIRS = ("report", "narrative", "site", "delivery", "i18n")
 

@@ -5,7 +5,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from vllm_digest.partitions import (
+from vllm_digest.core.calendar import (
     DayBeforeStartError, daily_partitions, utc_offset_label, window_for_day, windows_for_keys,
 )
 
@@ -138,8 +138,7 @@ def test_github_partitions_run_to_the_last_closed_day(make_settings):
 
 
 def test_a_sample_that_ends_before_the_start_date_is_named(make_settings):
-    from vllm_digest.settings import SettingsError
-
+    from vllm_digest.core.config.settings import SettingsError
     with pytest.raises(SettingsError, match="last whole day is 2026-03-22, before the start date 2026-04-01"):
         daily_partitions(make_settings(VLLM_DIGEST_START_DATE="2026-04-01"))
 
@@ -161,8 +160,7 @@ def test_a_range_starting_before_start_date_fails_once_and_says_why(make_setting
     import dagster as dg
 
     from vllm_digest.definitions import build_definitions
-    from vllm_digest.schedules import daily_selection
-
+    from vllm_digest.orchestration.jobs import daily_selection
     settings = make_settings(VLLM_DIGEST_START_DATE="2026-03-01")
     defs = build_definitions(settings)
     result = dg.materialize(

@@ -12,9 +12,9 @@ import duckdb
 import pytest
 
 from conftest import materialize, report_path
-from tests.github_emulator import Dataset, GitHubEmulator
-from tests.github_fixtures import TOKEN
-from vllm_digest.ingest.people import PEOPLE_FILE, REFRESH_DAYS, PeopleCache
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
+from vllm_digest.testing.github_fixtures import TOKEN
+from vllm_digest.ingest.github.people import PEOPLE_FILE, REFRESH_DAYS, PeopleCache
 from vllm_digest.ingest.raw_store import repo_dir
 
 DAY, NEXT = "2026-03-21", "2026-03-22"
@@ -95,8 +95,7 @@ def test_without_profiles_the_employee_count_is_not_known_rather_than_zero(make_
 
 
 def test_a_damaged_cache_file_is_named_with_its_line_and_nothing_is_overwritten(tmp_path):
-    from vllm_digest.ingest.pr_files import FilesCache
-
+    from vllm_digest.ingest.github.pr_files import FilesCache
     people, files = tmp_path / "people.json", tmp_path / "pr_files.json"
     people.write_text('{"alice": {"etag": "x"},\n  oops\n}', encoding="utf-8")
     files.write_text("[1, 2]", encoding="utf-8")

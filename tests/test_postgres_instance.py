@@ -17,7 +17,7 @@ import psycopg2
 import pytest
 
 from conftest import materialize
-from tests.postgres_server import DB, USER, PostgresUnavailable, instance_home, local_postgres
+from vllm_digest.testing.postgres_server import DB, USER, PostgresUnavailable, instance_home, local_postgres
 
 ROOT = Path(__file__).resolve().parents[1]
 DAY = "2026-03-21"

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import materialize, settings_at
 from delivery_helpers import DAY, EARLIER, bare_remote, copy_home, git, reject_pushes, render_days
-from tests.net import free_port
+from vllm_digest.testing.net import free_port
 from tests.storage_scan import files_holding
 from vllm_digest.delivery.publish import PublishError, publish
 

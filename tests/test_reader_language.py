@@ -20,9 +20,9 @@ from conftest import materialize, materialize_weeks, report_path, settings_at
 from vllm_digest.delivery.digest import read_digest
 from vllm_digest.delivery.email import build_message
 from vllm_digest.delivery.webhook import feishu_payload, json_payload, slack_payload
-from vllm_digest.settings import DeliveryConfig
-from vllm_digest.taxonomy import taxonomy_from_settings
-from vllm_digest.warehouse.sql_files import schema_files, sql_dir
+from vllm_digest.core.config.settings import DeliveryConfig
+from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
+from vllm_digest.core.sqlmodel.files import schema_files, sql_files
 
 FIRST, LAST, MONDAY = "2026-03-16", "2026-03-22", "2026-03-16"
 LANGS = ("zh", "en")
@@ -30,7 +30,7 @@ TABLE_PREFIXES = ("stg_", "core_", "int_", "mart_", "ref_", "report_")
 
 
 def _table_names() -> set[str]:
-    return {p.stem for p in sql_dir().glob("*.sql") if p.stem.startswith(TABLE_PREFIXES)}
+    return {name for name in sql_files() if name.startswith(TABLE_PREFIXES)}
 
 
 def _column_names() -> set[str]:
@@ -139,4 +139,4 @@ def test_the_checks_see_what_they_look_for():
     """The scan itself finds a key, a column and a table where they stand as words (and not inside a word)."""
     text = {"x": "ranked by mart_key_changes · engine_core, hw_amd · comments_total 3 · hw_amdx"}
     assert len(_hits(text, {"mart_key_changes", "engine_core", "hw_amd", "comments_total"})) == 4
-    assert Path(sql_dir()).is_dir() and "mart_key_changes" in _table_names() and "comments_total" in _column_names()
+    assert sql_files() and "mart_key_changes" in _table_names() and "comments_total" in _column_names()

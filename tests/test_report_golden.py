@@ -30,8 +30,7 @@ def _header_and_appendix(text: str, lang: str) -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory):
-    from vllm_digest.settings import load_settings
-
+    from vllm_digest.core.config.settings import load_settings
     settings = load_settings({"VLLM_DIGEST_HOME": str(tmp_path_factory.mktemp("home")), "VLLM_DIGEST_CUTOFF": "11:39"})
     materialize(settings, "2026-03-22")
     return {lang: report_path(settings, "2026-03-22", f"{lang}.md").read_text(encoding="utf-8") for lang in ("zh", "en")}

@@ -5,8 +5,7 @@ import re
 import duckdb
 
 from conftest import materialize, report_path
-from vllm_digest.taxonomy.selection import load_selection_weights
-
+from vllm_digest.core.taxonomy.selection import load_selection_weights
 REF = re.compile(r"\[(?:PR|Issue) #(\d+)\]")
 
 

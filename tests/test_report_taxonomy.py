@@ -10,8 +10,8 @@ import pytest
 from conftest import materialize, report_path
 from test_no_literals import taxonomy_words
 from vllm_digest.definitions import build_definitions
-from vllm_digest.narrative.prompts import voice
-from vllm_digest.taxonomy import TaxonomyError, taxonomy_from_settings
+from vllm_digest.report.narrative.prompts import voice
+from vllm_digest.core.taxonomy.loader import TaxonomyError, taxonomy_from_settings
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "intel_xpu.toml"
 DAY = "2026-03-22"

@@ -17,9 +17,9 @@ import pytest
 from conftest import sample_windows
 from pipeline_helpers import build_sample_day, five_sets
 from vllm_digest.definitions import build_definitions
-from vllm_digest.model import SET_NAMES as SETS
-from vllm_digest.partitions import window_for_day
-from vllm_digest.warehouse.resource import WarehouseResource
+from vllm_digest.core.vocabulary import SET_NAMES as SETS
+from vllm_digest.core.calendar import window_for_day
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.ingest.sample import SampleFileError, fetch_sample_day
 
 

@@ -14,15 +14,9 @@ from dagster._utils.schedules import cron_string_iterator
 
 from tests.conftest import report_path
 from vllm_digest.definitions import build_definitions
-from vllm_digest.partitions import window_for_day
-from vllm_digest.schedules import (
-    DAILY_JOB,
-    DAILY_SCHEDULE,
-    RANGE_END_TAG,
-    RANGE_START_TAG,
-    REPORT_GRACE_MINUTES,
-    schedule_cron,
-)
+from vllm_digest.core.calendar import window_for_day
+from vllm_digest.core.keys import DAILY_JOB, DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG
+from vllm_digest.core.due import REPORT_GRACE_MINUTES, schedule_cron
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -214,7 +208,8 @@ def test_ticks_after_the_sample_ends_skip_and_say_why(make_settings):
 def test_the_weekly_schedule_asks_for_the_week_whose_sunday_just_closed(make_settings):
     """Mondays at cutoff + lag + grace (the Sunday's daily run has had its grace); the week that just closed,
     never one still open; past the sample's last whole week it skips and says why."""
-    from vllm_digest.schedules import WEEKLY_JOB, WEEKLY_SCHEDULE, weekly_cron
+    from vllm_digest.core.keys import WEEKLY_JOB, WEEKLY_SCHEDULE
+    from vllm_digest.orchestration.schedules import weekly_cron
 
     settings = make_settings()
     weekly = next(s for s in build_definitions(settings).schedules if s.name == WEEKLY_SCHEDULE)

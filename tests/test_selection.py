@@ -15,15 +15,15 @@ import pytest
 
 from conftest import materialize, report_path, settings_at
 from test_analytics import REPO, base_warehouse, windows
-from vllm_digest.analytics import build_analytics, build_taxonomy_rules
-from vllm_digest.i18n import load_catalog
-from vllm_digest.narrative.facts import facts_packs
-from vllm_digest.partitions import windows_for_keys
+from vllm_digest.analytics.build import build_analytics, build_taxonomy_rules
+from vllm_digest.core.i18n import load_catalog
+from vllm_digest.report.facts import facts_packs
+from vllm_digest.core.calendar import windows_for_keys
 from vllm_digest.report.build import build_reports, featured_focus
-from vllm_digest.taxonomy import load_taxonomy
-from vllm_digest.taxonomy.selection import (DEFAULT_WEIGHTS, SelectionWeightsError, load_selection_weights)
-from vllm_digest.warehouse.resource import WarehouseResource
-from vllm_digest.warehouse.sql_files import bind, read_sql, schema_statements
+from vllm_digest.core.taxonomy.loader import load_taxonomy
+from vllm_digest.core.taxonomy.selection import (DEFAULT_WEIGHTS, SelectionWeightsError, load_selection_weights)
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements
 
 DAYS = ["2026-03-20", "2026-03-21", "2026-03-22"]
 DAY = "2026-03-22"
@@ -55,7 +55,7 @@ def key_ranking(con, day=DAY) -> list[tuple[int, bool]]:
 def test_the_shipped_weights_are_fitted_and_versioned():
     weights = load_selection_weights()
     assert weights.version >= 1
-    assert weights.provenance["command"] == "python -m bench.fit_selection"
+    assert weights.provenance["command"] == "python -m tools.editorial.fit_selection"
     assert weights.provenance["fit_days"][:2] == ["2026-03-01", "2026-03-14"]  # never the report split
     params = weights.params()
     assert params["key_features"] == sorted(weights.models["key_changes"].weights)
@@ -295,7 +295,7 @@ def test_the_facts_packs_carry_the_same_selection(reported):
 
 
 def test_the_fit_recovers_planted_weights_and_cites_within_the_ratio():
-    from bench.fit_selection import MAX_CITE_RATIO, choose, fit, ranked
+    from tools.editorial.fit_selection import MAX_CITE_RATIO, choose, fit, ranked
 
     rows = []
     for d in range(6):
@@ -321,8 +321,7 @@ def test_the_fit_recovers_planted_weights_and_cites_within_the_ratio():
 def test_the_fit_ranks_each_sections_last_items_as_its_mart_does():
     """LOO recall is measured in the pipeline's order: a CI failure report last among notable candidates, a
     typo-sized PR last among key changes, whatever their score."""
-    from bench.fit_selection import ranked
-
+    from tools.editorial.fit_selection import ranked
     rows = [("2026-01-01", 1, {"ci_failure": 1.0, "is_issue": 1.0}, 0),
             ("2026-01-01", 2, {"typo_sized": 1.0, "is_issue": 1.0}, 0),
             ("2026-01-01", 3, {}, 0)]

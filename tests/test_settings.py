@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 
-from vllm_digest.settings import SettingsError, load_settings
+from vllm_digest.core.config.settings import SettingsError, load_settings
 
 
 def test_defaults(tmp_path, monkeypatch):

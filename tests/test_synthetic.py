@@ -3,11 +3,10 @@ and served by the real sample source."""
 
 import datetime as dt
 
-from bench.synthetic import TARGETS, daily_stats, generate
+from vllm_digest.testing.synthetic import TARGETS, daily_stats, generate
 from vllm_digest.ingest.sample import fetch_sample_day
-from vllm_digest.partitions import window_for_day
-from vllm_digest.settings import RepoRef
-
+from vllm_digest.core.calendar import window_for_day
+from vllm_digest.core.config.settings import RepoRef
 # 44 days = two stale sweeps, so the closing means include them as the real sample's did
 DAYS = 44
 START = dt.datetime(2026, 1, 4, 3, 39, tzinfo=dt.timezone.utc)  # 11:39 UTC+8
@@ -57,9 +56,8 @@ def test_filler_prose_matches_no_taxonomy_rule():
     words that were taxonomy keywords ("ROCm", "test", ...) made 97 % of items AMD focus items."""
     import duckdb
 
-    from bench.synthetic import WORDS, _Generator
-    from vllm_digest.taxonomy.loader import load_taxonomy
-
+    from vllm_digest.testing.synthetic import WORDS, _Generator
+    from vllm_digest.core.taxonomy.loader import load_taxonomy
     patterns = [r["pattern"] for r in load_taxonomy().rule_rows() if r["kind"] == "text"]
     gen = _Generator(7, START, 1, dt.timezone.utc)
     prose = [gen._sentence(20) for _ in range(300)]  # adjacent words too: multi-word keywords

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from test_analytics import REPO, SEED_DAY, base_warehouse, windows
-from vllm_digest.analytics import build_analytics, build_taxonomy_rules
-from vllm_digest.settings import load_settings
-from vllm_digest.taxonomy import DEFAULT_TAXONOMY, TaxonomyError, keyword_regex, load_taxonomy, taxonomy_from_settings
+from vllm_digest.analytics.build import build_analytics, build_taxonomy_rules
+from vllm_digest.core.config.settings import load_settings
+from vllm_digest.core.taxonomy.loader import DEFAULT_TAXONOMY, TaxonomyError, keyword_regex, load_taxonomy, taxonomy_from_settings
 
 REQUIRED = {
     "tool_calling", "structured_output", "spec_decode", "kv_cache_scheduling", "memory_oom", "quantization",

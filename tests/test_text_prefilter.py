@@ -9,8 +9,7 @@ import string
 import duckdb
 
 from vllm_digest.analytics.prefilter import NONE_KNOWN, UNSAFE_CHARS, candidates, required_runs
-from vllm_digest.taxonomy import load_taxonomy
-
+from vllm_digest.core.taxonomy.loader import load_taxonomy
 PATTERNS = [
     r"(?i)(?:\bkv[\s_-]?cache\b|\bscheduler\b)",
     r"(?i)(?:\b(?:tp|pp|dp|ep)[ =]?\d+\b|\bdp\+ep\b)",

@@ -9,9 +9,8 @@ import json
 import duckdb
 
 from test_analytics import REPO
-from vllm_digest.warehouse.sql_files import bind, read_sql, schema_statements
-from vllm_digest.warehouse.writes import replace_partitions
-
+from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements
+from vllm_digest.core.sqlmodel.writes import replace_partitions
 DAY = dt.date(2026, 5, 1)
 WINDOW_END = dt.datetime(2026, 5, 1, 12, 0, tzinfo=dt.timezone.utc)
 

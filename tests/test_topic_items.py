@@ -1,11 +1,11 @@
-"""The 🔥 topic-items experiment (bench/topic_items.py): how chosen items are grouped into the topics the
+"""The 🔥 topic-items experiment (tools/editorial/topic_items.py): how chosen items are grouped into the topics the
 section can show, the oracle ceiling of that presentation, the entity-cluster feature's subjects, and that
 the measurement folds over the fit days only (the report days are never fitted on or scored)."""
 
 from __future__ import annotations
 
-from bench import fit_selection as fs
-from bench.topic_items import entities, measure, oracle, shown
+from tools.editorial import fit_selection as fs
+from tools.editorial.topic_items import entities, measure, oracle, shown
 
 
 def _row(day: str, number: int, topic: str, label: int, **features: float):

@@ -1,10 +1,10 @@
-"""The 🔥 error analysis (bench/topic_misses.py): how a missed pick is bucketed, what kind of story its title
+"""The 🔥 error analysis (tools/editorial/topic_misses.py): how a missed pick is bucketed, what kind of story its title
 makes it, and that the listing simulator follows mart_topic_daily's rule (topics with a listable thread first,
 generic ones last, the first three listed whatever, at most three threads each)."""
 
 from __future__ import annotations
 
-from bench.topic_misses import GRID, Item, best_point, bucket, kind_of, simulate_day
+from tools.editorial.topic_misses import GRID, Item, best_point, bucket, kind_of, simulate_day
 
 POINTS = dict(issue_points=1.0, new_points=2.0, proposal_points=1.0, lead_tag_points=0.5, minor_tag_penalty=2.0,
               closed_penalty=2.0, merged_penalty=0.5, thread_points=0.5, min_story=2.0, surprise_weight=1.0,

@@ -9,12 +9,11 @@ import duckdb
 import pytest
 
 from conftest import materialize, report_path, settings_at
-from vllm_digest.i18n import load_catalog
-from vllm_digest.narrative.facts import topics_facts
+from vllm_digest.core.i18n import load_catalog
+from vllm_digest.report.facts import topics_facts
 from vllm_digest.report.data import gather
 from vllm_digest.report.queries import LIMITS, DayBatch, rows
-from vllm_digest.warehouse.sql_files import read_sql
-
+from vllm_digest.core.sqlmodel.files import read_sql
 REPO = "vllm-project/vllm"
 HEADING = re.compile(r"^\*\*(.+?) ([↑↓→·]) (\d+) items(.*)\*\*$", re.M)
 ENTRY = re.compile(r"^- \[(?:PR|Issue) #(\d+)\]", re.M)

@@ -15,11 +15,10 @@ import pytest
 
 from pipeline_helpers import ALL_MODELS, build_sample_day, table_hashes
 from vllm_digest.definitions import build_definitions
-from vllm_digest.partitions import window_for_day
+from vllm_digest.core.calendar import window_for_day
 from vllm_digest.warehouse.layers import CORE_MODELS, INSERTS, day_params
-from vllm_digest.warehouse.writes import replace_partition
-from vllm_digest.warehouse.resource import WarehouseResource
-
+from vllm_digest.core.sqlmodel.writes import replace_partition
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -54,7 +53,7 @@ _WORKER = textwrap.dedent(
     sys.path[:0] = [{root!r}, {tests!r}]
     warnings.simplefilter("ignore")
     from conftest import materialize
-    from vllm_digest.settings import load_settings
+    from vllm_digest.core.config.settings import load_settings
     settings = load_settings({{"VLLM_DIGEST_HOME": {home!r}, "VLLM_DIGEST_CUTOFF": "11:39"}})
     materialize(settings, sys.argv[1])
     """
@@ -91,7 +90,7 @@ _CREATOR = textwrap.dedent(
     """
     import sys
     sys.path[:0] = [{root!r}]
-    from vllm_digest.warehouse.resource import WarehouseResource
+    from vllm_digest.core.sqlmodel.resource import WarehouseResource
     with WarehouseResource(path=sys.argv[1]).connect() as con:
         con.execute("CREATE TABLE IF NOT EXISTS probe (writer VARCHAR)")
         con.execute("INSERT INTO probe VALUES (?)", [sys.argv[2]])
@@ -162,9 +161,8 @@ def _materializations(result, table):
 
 def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
     from conftest import materialize
-    from vllm_digest.warehouse.lineage import DECLARED
-    from vllm_digest.warehouse.writes import table_columns
-
+    from vllm_digest.core.sqlmodel.lineage import DECLARED
+    from vllm_digest.core.sqlmodel.writes import table_columns
     settings = make_settings()
     result = materialize(settings, "2026-03-21", "2026-03-22")
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
@@ -206,7 +204,7 @@ def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
 
 
 def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_settings):
-    from vllm_digest.partitions import PER_DAY_METADATA_MAX_DAYS
+    from vllm_digest.core.calendar import PER_DAY_METADATA_MAX_DAYS
     from vllm_digest.warehouse.assets import rows_metadata
 
     settings = make_settings()
@@ -243,8 +241,7 @@ def test_every_column_of_every_table_asset_is_described(make_settings):
 
 
 def test_a_schema_line_that_is_no_column_is_named_with_its_file_and_line():
-    from vllm_digest.warehouse.schema import parse_column_descriptions
-
+    from vllm_digest.core.sqlmodel.schema import parse_column_descriptions
     text = "-- t: a table\nCREATE TABLE IF NOT EXISTS t (\n    a INTEGER, -- what a is\n    = oops\n);\n"
     with pytest.raises(ValueError, match=r"^schema_x\.sql:4: not a column line of table t: '= oops'"):
         parse_column_descriptions(text, "schema_x.sql")

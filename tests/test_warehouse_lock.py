@@ -19,10 +19,9 @@ import pytest
 
 from conftest import ROOT, project_dagster_home
 from narrative_replies import GroundedWriter
-from tests.openai_emulator import OpenAIEmulator
-from vllm_digest.narrative.cache import TABLES as NARRATIVE_TABLES
-from vllm_digest.warehouse.resource import WarehouseResource
-
+from vllm_digest.testing.openai_emulator import OpenAIEmulator
+from vllm_digest.report.narrative.cache import TABLES as NARRATIVE_TABLES
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 DAYS = ("2026-03-20", "2026-03-22")
 # hang guards only, far above a run of these few days
 RUN_GUARD = 300
@@ -257,8 +256,8 @@ def test_a_delivery_waiting_on_the_network_keeps_no_other_run_from_the_warehouse
 _OPENER = """
 import sys
 sys.path[:0] = [{root!r}]
-from vllm_digest.warehouse.lock import WarehouseBusy
-from vllm_digest.warehouse.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.lock import WarehouseBusy
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 try:
     with WarehouseResource(path=sys.argv[1], lock_wait_seconds=float(sys.argv[3])).connect(read_only=sys.argv[2] == "read"):
         print("opened")

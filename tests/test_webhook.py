@@ -13,7 +13,7 @@ import time
 import pytest
 
 from delivery_helpers import COUNTS, DAY, SITE_URL, copy_home, deliver_days, log_rows, render_days
-from tests.webhook_receiver import WebhookReceiver
+from vllm_digest.testing.webhook_receiver import WebhookReceiver
 from vllm_digest.delivery.webhook import SIGNATURE_HEADER
 
 PAGE = "https://example.org/digest/reports/vllm-project/vllm/2026-03-22.{}.html"

@@ -4,9 +4,7 @@ before, to the earlier day. Closings follow the same rule."""
 import json
 
 from pipeline_helpers import build_sample_day, five_sets
-from vllm_digest.partitions import window_for_day
-
-
+from vllm_digest.core.calendar import window_for_day
 def _issue(number, created, closed=None, pr=False):
     obj = {
         "number": number, "title": f"item {number}", "user": {"login": "alice", "type": "User"},

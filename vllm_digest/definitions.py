@@ -7,12 +7,12 @@ import warnings
 
 import dagster as dg
 
-from vllm_digest import schedules
 from vllm_digest.analytics import assets as analytics
-from vllm_digest.delivery import defs as delivery_defs
+from vllm_digest.core.config.settings import Settings, SettingsError, load_settings
+from vllm_digest.delivery import assets as delivery
 from vllm_digest.ingest import assets as ingest
+from vllm_digest.orchestration import definitions as orchestration
 from vllm_digest.report import assets as report
-from vllm_digest.settings import Settings, SettingsError, load_settings
 from vllm_digest.site import assets as site
 from vllm_digest.warehouse import assets as warehouse
 
@@ -23,9 +23,9 @@ from vllm_digest.warehouse import assets as warehouse
 PINNED_API_WARNINGS = (dg.BetaWarning, dg.PreviewWarning)
 
 
-# in the order a day flows through them; delivery adds nothing unless configured; schedules.defs adds
-# the job, its schedule, the re-render sensor and the executor
-STAGES = (ingest.defs, warehouse.defs, analytics.defs, report.defs, site.defs, delivery_defs, schedules.defs)
+# in the order a day flows through them; delivery adds nothing unless configured; the orchestration adds
+# the jobs, their schedules, the re-render sensor and the executor
+STAGES = (ingest.defs, warehouse.defs, analytics.defs, report.defs, site.defs, delivery.defs, orchestration.defs)
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:

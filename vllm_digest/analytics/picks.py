@@ -14,7 +14,7 @@ SELECTION_LIMITS = {"hot_limit": 3, "topic_min": 3, "topic_limit": 5, "topic_thr
 # of the trailing story_history_days) is read only once all those days are built, like the topics' baseline and within
 # the days the re-render sensor rebuilds after a day, so a day's stories do not depend on the order days were built. story_score weighs the size and
 # the surprise. 🔥 shows hot_groups groups: the stories, then the leading topics (their trends) in the rest.
-# Measured with make eval on the sample (bench/editorial.md): a second story in place of a topic lowers 🔥's story
+# Measured with make eval on the sample (tools/editorial/editorial.md): a second story in place of a topic lowers 🔥's story
 # recall on the report split from 0.65 to 0.60 (the editor's 🔥 entries there are mostly themes, not names)
 STORY_LIMITS = {"story_limit": 1, "story_items": 3, "story_min_items": 3, "story_history_days": 7,
                 "story_vocab_share": 0.95,

@@ -20,10 +20,10 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin
 
-from vllm_digest import day_file
-from vllm_digest.i18n import Catalog
-from vllm_digest.model import SET_NAMES
-from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.core import day_file
+from vllm_digest.core.i18n import Catalog
+from vllm_digest.core.vocabulary import SET_NAMES
+from vllm_digest.core.config.settings import RepoRef, Settings
 
 # how much of the day one message shows; the page holds the rest
 TOP_TOPICS = 3

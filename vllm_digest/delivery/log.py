@@ -16,7 +16,7 @@ import datetime as dt
 
 import duckdb
 
-from vllm_digest.warehouse.sql_files import bind, read_sql
+from vllm_digest.core.sqlmodel.files import bind, read_sql
 
 SENT, FAILED, UNKNOWN = "sent", "failed", "unknown"
 NEW, UPDATED = "new", "updated"

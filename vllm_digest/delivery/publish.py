@@ -33,8 +33,7 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from vllm_digest.settings import Settings
-
+from vllm_digest.core.config.settings import Settings
 # a git command that talks to the remote (ls-remote, fetch, push) gets publish_deadline seconds
 # (VLLM_DIGEST_PUBLISH_DEADLINE, default 300); one that works on the local repository this many
 LOCAL_TIMEOUT_SECONDS = 120

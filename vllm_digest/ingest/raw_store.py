@@ -19,10 +19,8 @@ import shutil
 import uuid
 from pathlib import Path
 
-from vllm_digest.model import MANIFEST, PAYLOAD_KINDS, DayPayload, Manifest
-from vllm_digest.settings import RepoRef
-
-
+from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS, DayPayload, Manifest
+from vllm_digest.core.config.settings import RepoRef
 def repo_dir(raw_root: Path, repo: RepoRef) -> Path:
     """The folder holding every landed day of ``repo``."""
     return raw_root / repo.owner / repo.name

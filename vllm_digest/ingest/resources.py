@@ -11,15 +11,14 @@ from typing import Iterator
 import dagster as dg
 from pydantic import Field
 
-from vllm_digest.ingest.people import PeopleCache
-from vllm_digest.ingest.pr_files import FilesCache
+from vllm_digest.ingest.github.plan import fetch_day, github_days
+from vllm_digest.ingest.github.people import PeopleCache
+from vllm_digest.ingest.github.pr_files import FilesCache
 from vllm_digest.ingest.sample import fetch_sample_day
-from vllm_digest.model import DayPayload
-from vllm_digest.partitions import DayWindow
-from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.taxonomy import taxonomy_from_settings
-
-
+from vllm_digest.core.vocabulary import DayPayload
+from vllm_digest.core.calendar import DayWindow
+from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 class ActivitySourceResource(dg.ConfigurableResource):
     # Dagster shows the docstring verbatim as the resource's description: plain text, one line
     """Where each day's raw activity comes from: the embedded sample (or a sample folder) or the GitHub REST API."""
@@ -61,7 +60,6 @@ class ActivitySourceResource(dg.ConfigurableResource):
             root = Path(self.sample_dir) if self.sample_dir else None
             return fetch_sample_day(repo, window, root)
         if self.kind == "github":
-            from vllm_digest.ingest.github.plan import fetch_day
 
             return fetch_day(
                 repo,
@@ -88,7 +86,6 @@ class ActivitySourceResource(dg.ConfigurableResource):
         if self.kind != "github":
             yield self
             return
-        from vllm_digest.ingest.github.plan import github_days
 
         with github_days(
             repo,

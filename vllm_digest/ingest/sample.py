@@ -17,17 +17,13 @@ import gzip
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from vllm_digest import gc_pause
-from vllm_digest.ingest.rest import number_from_url, parse_time
-from vllm_digest.model import DayPayload, Manifest
-from vllm_digest.sample_coverage import coverage_end, embedded_sample_root, sample_coverage
-from vllm_digest.settings import RepoRef
-
-if TYPE_CHECKING:  # partitions imports the sample's coverage (sample_coverage), not this module
-    from vllm_digest.partitions import DayWindow
-
+from vllm_digest.core import gc_pause
+from vllm_digest.ingest.github.rest import number_from_url, parse_time
+from vllm_digest.core.vocabulary import DayPayload, Manifest
+from vllm_digest.core.sample_coverage import coverage_end, embedded_sample_root, sample_coverage
+from vllm_digest.core.calendar import DayWindow
+from vllm_digest.core.config.settings import RepoRef
 __all__ = ["coverage_end", "embedded_sample_root", "fetch_sample_day", "load_sample", "SampleFileError"]
 
 

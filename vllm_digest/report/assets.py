@@ -2,11 +2,10 @@
 
 import dagster as dg
 
-from vllm_digest import gc_pause
-
-from vllm_digest.narrative.narration import narrate_reports, prefetch_cache
-from vllm_digest.narrative.resource import NarrativeResource
-from vllm_digest.partitions import (
+from vllm_digest.core import gc_pause
+from vllm_digest.report.narration import narrate_reports, prefetch_cache
+from vllm_digest.report.narrative.resource import NarrativeResource
+from vllm_digest.core.calendar import (
     SINGLE_RUN, context_weeks, log_progress, context_windows, daily_partitions, day_span, weekly_partitions,
 )
 from vllm_digest.report.build import build_reports, featured_focus
@@ -14,10 +13,10 @@ from vllm_digest.report.metadata import report_metadata, weekly_metadata
 from vllm_digest.report.queries import TABLES_READ
 from vllm_digest.report.render import write_report
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
-from vllm_digest.schedules import WEEKLY_GROUP, report_freshness_policy
-from vllm_digest.settings import RepoRef, Settings
-from vllm_digest.warehouse.resource import WarehouseResource
-
+from vllm_digest.core.keys import WEEKLY_GROUP
+from vllm_digest.core.due import report_freshness_policy
+from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 REPORT_ASSET = "daily_report"
 WEEKLY_ASSET = "weekly_digest"
 

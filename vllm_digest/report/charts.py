@@ -18,10 +18,10 @@ from typing import Callable, Iterable
 
 from markupsafe import Markup, escape
 
-from vllm_digest.i18n import Catalog
-from vllm_digest.model import SET_NAMES
+from vllm_digest.core.i18n import Catalog
+from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.report.data import DayData
-from vllm_digest.report.markdown_safe import plain_inline
+from vllm_digest.core.text.markdown_safe import plain_inline
 from vllm_digest.report.model import Chart, ChartRow, Rect, Swatch
 from vllm_digest.report.queries import HISTORY_DAYS
 from vllm_digest.report.sections import item_ref, trend_arrow

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from vllm_digest.model import SET_NAMES
+from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.report.queries import HOTNESS_PARTS, LIMITS
-from vllm_digest.taxonomy import NAME_FIELDS
-
-
+from vllm_digest.core.taxonomy.loader import NAME_FIELDS
 class ReportDataMissing(LookupError):
     """The marts hold no rows for the day asked for."""
 

@@ -17,9 +17,6 @@ from typing import Any, Mapping, Union
 
 from markupsafe import Markup, escape
 
-# the analysis sections, in the order the report prints them (the narrative writes the same ones)
-SECTION_IDS = ("summary", "focus", "discussions", "topics", "key_changes", "activity", "notable")
-
 
 @dataclass(frozen=True)
 class Quote:

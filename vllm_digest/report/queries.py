@@ -15,7 +15,7 @@ from typing import Callable, Sequence
 import duckdb
 
 from vllm_digest.analytics.picks import SELECTION_LIMITS
-from vllm_digest.warehouse.sql_files import bind, read_sql
+from vllm_digest.core.sqlmodel.files import bind, read_sql
 
 HISTORY_DAYS = 30
 # what the sections list: hot discussions, topics, ranked changes and issues, the hotness chart's bars,

@@ -14,12 +14,12 @@ from typing import Callable
 
 from vllm_digest.analytics.picks import (DISCUSSION_MIN_COMMENTS, DISCUSSION_MIN_PEOPLE, FOLLOW_UP_DAYS,
                                          FOLLOW_UPS_SHOWN, STORY_LIMITS)
-from vllm_digest.i18n import Catalog
+from vllm_digest.core.i18n import Catalog
 from vllm_digest.report.data import FIGURE_CHARS, DayData
-from vllm_digest.report.gist import excerpt
-from vllm_digest.report.markdown_safe import md_inline, plain_inline
+from vllm_digest.core.text.gist import excerpt
+from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import Chart, Comment, Group, Item, Link, Part, Quote, Section, joined
-from vllm_digest.taxonomy import FocusArea
+from vllm_digest.core.taxonomy.loader import FocusArea
 from vllm_digest.warehouse.bodies import WHAT_CHARS
 
 LEAD_CHARS = 2000

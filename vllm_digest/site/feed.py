@@ -14,7 +14,7 @@ import xml.etree.ElementTree as ET
 
 from vllm_digest.report.build import item_url
 from vllm_digest.report.render import relative_href, render_html_template
-from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.site.catalog import ReportDay, ReportWeek
 
 ATOM = "http://www.w3.org/2005/Atom"

@@ -12,7 +12,7 @@ from typing import Callable
 import dagster as dg
 
 from vllm_digest.ingest.assets import RAW_ASSET
-from vllm_digest.partitions import (
+from vllm_digest.core.calendar import (
     PER_DAY_METADATA_MAX_DAYS,
     SINGLE_RUN,
     DayWindow,
@@ -20,13 +20,13 @@ from vllm_digest.partitions import (
     daily_partitions,
     day_span,
 )
-from vllm_digest.settings import RepoRef, Settings
+from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.warehouse.checks import build_repo_checks
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
-from vllm_digest.warehouse.lineage import column_deps
-from vllm_digest.warehouse.resource import WarehouseResource
-from vllm_digest.warehouse.schema import column_descriptions, columns_of
-from vllm_digest.warehouse.sql_files import purpose, read_sql
+from vllm_digest.core.sqlmodel.lineage import column_deps
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.schema import column_descriptions, columns_of
+from vllm_digest.core.sqlmodel.files import purpose, read_sql
 
 _TABLE_REF = re.compile(r"\b(?:FROM|JOIN)\s+((?:stg|core|ref|int|mart)_[a-z0-9_]+)", re.IGNORECASE)
 # a batch's temp table built by its own sql/run_<name>.sql (run_days is built in Python and reads files;

@@ -26,7 +26,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from vllm_digest.warehouse.markup import (
+from vllm_digest.core.text.markup import (
     CHECKBOX,
     EMPHASIS,
     HTML_COMMENT,

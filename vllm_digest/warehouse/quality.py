@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 import duckdb
-from vllm_digest.model import SET_NAMES
-
+from vllm_digest.core.vocabulary import SET_NAMES
 # table -> the key that must be unique within a (repo, day)
 UNIQUE_KEYS = {
     "core_items": ("number",),

@@ -1,7 +1,3 @@
 """The live GitHub source: the HTTP client (client.py, the only code that talks to GitHub), one
-fetch function per endpoint (endpoints.py) and the day plan (plan.py) whose ``run()`` turns a
-report day into a raw ``DayPayload``."""
-
-from vllm_digest.ingest.github.client import GitHubClient, GitHubError, RateLimitError, Response
-
-__all__ = ["GitHubClient", "GitHubError", "RateLimitError", "Response"]
+fetch function per endpoint (endpoints.py) and the day plan (plan.py) whose run() turns a
+report day into a raw DayPayload."""

@@ -13,9 +13,7 @@ from typing import Iterator
 from urllib.parse import quote, urlsplit
 
 from vllm_digest.ingest.github.client import GitHubClient, GitHubError, Response
-from vllm_digest.settings import RepoRef
-
-
+from vllm_digest.core.config.settings import RepoRef
 @dataclass(frozen=True)
 class Page:
     """One answer of an endpoint: the response, its checked body, and what the replay records it as."""

@@ -99,14 +99,13 @@ from vllm_digest.ingest.github.endpoints import (
     fetch_search_issues,
     fetch_user,
 )
-from vllm_digest.ingest.people import PeopleCache, profile_of
-from vllm_digest.ingest.pr_files import FilesCache, file_rows, title_tags
-from vllm_digest.ingest.replay import ReplayCache, compact
-from vllm_digest.ingest.rest import number_from_url, parse_time
-from vllm_digest.model import DayPayload, Manifest
-from vllm_digest.partitions import DayWindow
-from vllm_digest.settings import RepoRef
-
+from vllm_digest.ingest.github.people import PeopleCache, profile_of
+from vllm_digest.ingest.github.pr_files import FilesCache, file_rows, title_tags
+from vllm_digest.ingest.github.replay import ReplayCache, compact
+from vllm_digest.ingest.github.rest import number_from_url, parse_time
+from vllm_digest.core.vocabulary import DayPayload, Manifest
+from vllm_digest.core.calendar import DayWindow
+from vllm_digest.core.config.settings import RepoRef
 SECOND = dt.timedelta(seconds=1)
 # the sets cross-checked against search (DayPlan.cross_check): set name -> (search qualifiers, the range
 # qualifier, the issue event that puts an item in the set, whether the set holds PRs)

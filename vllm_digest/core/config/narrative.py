@@ -1,0 +1,139 @@
+"""Configuration of the narrative layer: the one parser of its values.
+
+``vllm_digest.core.config.settings`` feeds it the ``[narrative]`` table of the config file
+with the ``VLLM_DIGEST_LLM_*`` environment variables over it; the Dagster
+resource feeds it the resource's fields. With no base URL the layer is off and
+nothing else in the run changes.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+from urllib.parse import urlsplit, urlunsplit
+
+ENV_PREFIX = "VLLM_DIGEST_LLM_"
+# the settings each source spells its own way: VLLM_DIGEST_LLM_<NAME>, a file key, a resource field
+FIELDS = ("BASE_URL", "MODEL", "API_KEY", "TIMEOUT", "MAX_TOKENS", "TEMPERATURE", "REFRESH", "RETRY_REJECTED")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class NarrativeConfigError(ValueError):
+    """A narrative setting is unusable; the message names the variable and value."""
+
+
+@dataclass(frozen=True)
+class NarrativeConfig:
+    base_url: str | None = None
+    model: str = ""
+    # repr=False keeps the key out of logs, tracebacks and Dagster metadata that print the config
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 60.0
+    max_tokens: int = 1500
+    temperature: float = 0.2
+    refresh: bool = False
+    # a section whose stored verdict is a rejection is asked again (by default it keeps its fallback)
+    retry_rejected: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url)
+
+    @property
+    def provider_label(self) -> str:
+        """The base URL without credentials or query, safe to record."""
+        if not self.base_url:
+            return "off"
+        parts = urlsplit(self.base_url)
+        host = parts.hostname or ""
+        if parts.port:
+            host = f"{host}:{parts.port}"
+        return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+    def __str__(self) -> str:
+        return repr(self)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> "NarrativeConfig":
+        return cls.from_values({name: env[ENV_PREFIX + name] for name in FIELDS if ENV_PREFIX + name in env})
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, object], names: Mapping[str, str] | None = None) -> "NarrativeConfig":
+        """Parse values keyed by ``FIELDS`` (strings, or TOML numbers and booleans).
+
+        ``names`` says where each value came from (a file key, a resource field), so an
+        error names what the user has to fix; by default that is the environment variable.
+        """
+        raw = {k: _text(v) for k, v in values.items() if v is not None}
+        label = {n: (names or {}).get(n, ENV_PREFIX + n) for n in FIELDS}
+        base_url = (raw.get("BASE_URL") or "").strip()
+        if not base_url:
+            return cls()
+        if not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", base_url):
+            raise NarrativeConfigError(
+                f"{label['BASE_URL']} {_redact_url(base_url)!r} is not an http(s) URL "
+                "such as http://127.0.0.1:8000/v1"
+            )
+        model = (raw.get("MODEL") or "").strip()
+        if not model:
+            raise NarrativeConfigError(
+                f"{label['MODEL']} is {model!r}: a model name is required when {label['BASE_URL']} is set"
+            )
+        api_key = raw.get("API_KEY") or None
+        if api_key is not None and (api_key != api_key.strip() or any(c.isspace() for c in api_key)):
+            # the value itself is never echoed: it is a secret
+            raise NarrativeConfigError(f"{label['API_KEY']} contains whitespace")
+        return cls(
+            base_url=base_url.rstrip("/"),
+            model=model,
+            api_key=api_key,
+            timeout=_number(raw, label, "TIMEOUT", float, 60.0, low=0.1, high=600.0),
+            max_tokens=_number(raw, label, "MAX_TOKENS", int, 1500, low=16, high=32768),
+            temperature=_number(raw, label, "TEMPERATURE", float, 0.2, low=0.0, high=2.0),
+            refresh=_flag(raw, label, "REFRESH"),
+            retry_rejected=_flag(raw, label, "RETRY_REJECTED"),
+        )
+
+    @property
+    def url_has_credentials(self) -> bool:
+        return bool(self.base_url and urlsplit(self.base_url).username is not None)
+
+
+def _text(value: object) -> str:
+    # TOML gives numbers and booleans; the parsing below is written for text
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _redact_url(url: str) -> str:
+    # a URL may carry user:password@; drop it before the URL goes into an error message
+    return re.sub(r"//[^/@\s]*@", "//***@", url)
+
+
+def _number(values: Mapping[str, str], label: Mapping[str, str], name: str, kind: type, default, *, low, high):
+    raw = values.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        value = kind(raw.strip())
+    except ValueError:
+        raise NarrativeConfigError(
+            f"{label[name]} {raw!r} is not {'an integer' if kind is int else 'a number'}"
+        ) from None
+    if not (low <= value <= high) or value != value:
+        raise NarrativeConfigError(f"{label[name]} {raw!r} is outside {low} to {high}")
+    return value
+
+
+def _flag(values: Mapping[str, str], label: Mapping[str, str], name: str) -> bool:
+    raw = (values.get(name) or "").strip().lower()
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise NarrativeConfigError(
+        f"{label[name]} {values.get(name)!r} is not a boolean (1/0, true/false, yes/no, on/off)"
+    )

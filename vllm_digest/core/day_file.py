@@ -1,0 +1,78 @@
+"""The ``<day>.json`` file the report stage writes beside each day's pages (window, counts, lists,
+summary, hot items, topics, key changes), as its readers check it: the site lists the days from
+these files and delivery sends them, both without the warehouse. One definition of what a valid
+file holds, so the two readers cannot drift apart. A file that is not what the report writes is an
+``error`` (the reader's own class) naming its path and the bad value."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from vllm_digest.core.vocabulary import SET_NAMES
+from vllm_digest.core.config.settings import RepoRef
+def fail(error: type[ValueError], path: Path, what: str, value) -> ValueError:
+    return error(f"{path}: {what} (found {value!r:.200})")
+
+
+def load(path: Path, day: str, repo: RepoRef, error: type[ValueError]) -> dict:
+    """The file's object, checked against the day and repository it must be of.
+    A missing file raises FileNotFoundError, for the reader to say what it means."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise error(f"{path}: not a readable JSON day summary: {exc}") from None
+    if not isinstance(doc, dict):
+        raise fail(error, path, "not a JSON object", type(doc).__name__)
+    if doc.get("day") != day:
+        raise fail(error, path, f"day is not {day}", doc.get("day"))
+    if doc.get("repo") != repo.full_name:
+        raise fail(error, path, f"repo is not {repo.full_name}", doc.get("repo"))
+    return doc
+
+
+def window_moment(path: Path, doc: dict, key: str, error: type[ValueError]) -> dt.datetime:
+    """``window.start`` or ``window.end``: an ISO 8601 time with its UTC offset."""
+    value = (doc.get("window") or {}).get(key)
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except (TypeError, ValueError):
+        raise fail(error, path, f"window.{key} is not an ISO 8601 time", value) from None
+    if moment.tzinfo is None:
+        raise fail(error, path, f"window.{key} has no UTC offset", value)
+    return moment
+
+
+def counts(path: Path, doc: dict, error: type[ValueError]) -> dict[str, int]:
+    """The five counts, each a non-negative integer."""
+    found = doc.get("counts")
+    if not isinstance(found, dict):
+        raise fail(error, path, "counts is not an object", found)
+    for name in SET_NAMES:
+        value = found.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise fail(error, path, f"counts.{name} is not a count", value)
+    return {name: found[name] for name in SET_NAMES}
+
+
+def complete(doc: dict) -> bool:
+    return bool((doc.get("fetch") or {}).get("complete", True))
+
+
+def failed_checks(doc: dict) -> tuple[str, ...]:
+    """The warehouse checks the day failed when its report was rendered (none in a file written before
+    the report recorded them)."""
+    found = (doc.get("fetch") or {}).get("failed_checks") or []
+    return tuple(str(name) for name in found) if isinstance(found, list) else ()
+
+
+def headlines(path: Path, doc: dict, error: type[ValueError]) -> dict[str, str]:
+    """``headline``: language -> the day's top story in one line, as the report wrote it (untrusted text: each
+    reader makes it safe for its output). A file written before the headline existed has none: {}."""
+    found = doc.get("headline", {})
+    if not isinstance(found, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in found.items()):
+        raise fail(error, path, "headline is not an object of language -> text", found)
+    return dict(found)

@@ -1,0 +1,78 @@
+"""The warehouse's declared tables and columns, read from ``sql/schema*.sql`` without a warehouse file.
+
+The schema is static, so the asset definitions carry it (``dagster/column_schema``,
+``dagster/column_lineage``) once, instead of every partition's materialization event
+repeating it: that repetition was a measured share of a year-long backfill.
+
+What each column holds is written beside it in the schema, as the column line's trailing
+``-- `` comment (a line holding only a comment continues the column above); DuckDB
+declares the columns and their types, the comments give the UI's column descriptions.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+import duckdb
+
+from vllm_digest.core.sqlmodel.files import schema_files, schema_statements
+from vllm_digest.core.sqlmodel.writes import table_columns
+_CREATE_TABLE = re.compile(r"^CREATE TABLE IF NOT EXISTS ([a-z_][a-z0-9_]*) \($")
+_COLUMN_LINE = re.compile(r"^\s+([a-z_][a-z0-9_]*)\s[^-]*?(?:--\s*(.*?))?\s*$")
+_COMMENT_LINE = re.compile(r"^\s+--\s*(.*?)\s*$")
+
+
+@functools.lru_cache(maxsize=1)
+def declared_columns() -> dict[str, tuple[tuple[str, str], ...]]:
+    """table -> ((column, DuckDB type), ...) as the schema files create them."""
+    con = duckdb.connect(":memory:")
+    try:
+        for ddl in schema_statements():
+            con.execute(ddl)
+        tables = [t for (t,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1"
+        ).fetchall()]
+        return {t: tuple(table_columns(con, t)) for t in tables}
+    finally:
+        con.close()
+
+
+def columns_of(table: str) -> list[tuple[str, str]]:
+    """A declared table's columns; a name the schema does not declare is a clear error."""
+    found = declared_columns()
+    if table not in found:
+        raise KeyError(f"table {table!r} is not declared in sql/schema*.sql (declared: {', '.join(sorted(found))})")
+    return list(found[table])
+
+
+def parse_column_descriptions(text: str, source: str) -> dict[str, dict[str, str]]:
+    """table -> column -> its trailing comment, for every CREATE TABLE of one schema file; a line
+    inside a table that is neither a column nor a comment is an error naming ``source`` and the line."""
+    found: dict[str, dict[str, str]] = {}
+    table = column = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if table is None:
+            if match := _CREATE_TABLE.match(line):
+                table, column = match.group(1), None
+                found[table] = {}
+            continue
+        if line.startswith(")"):
+            table = None
+        elif (match := _COMMENT_LINE.match(line)) and column is not None:
+            found[table][column] = f"{found[table][column]} {match.group(1)}".strip()
+        elif match := _COLUMN_LINE.match(line):
+            column = match.group(1)
+            found[table][column] = match.group(2) or ""
+        else:
+            raise ValueError(f"{source}:{number}: not a column line of table {table}: {line.strip()!r}")
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def column_descriptions() -> dict[str, dict[str, str]]:
+    """table -> column -> what it holds, as the schema files say it."""
+    out: dict[str, dict[str, str]] = {}
+    for path in schema_files():
+        out.update(parse_column_descriptions(path.read_text(encoding="utf-8"), str(path)))
+    return out

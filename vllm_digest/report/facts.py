@@ -1,0 +1,252 @@
+"""Facts packs: what the LLM narrative of each section may be written from.
+
+One function per section maps the very rows its deterministic section is built
+from (``report.data.DayData``, which every ``DayReport`` carries) to the pack shape
+documented in ``vllm_digest.report.narrative.narrate``. The grounding validator accepts only item
+numbers and figures that appear in the pack, so whatever is left out here
+cannot be said in the narrative. Every text field is plain one-line text
+(``plain_inline``); the prompt fences the whole pack as untrusted data.
+
+Only computed values are numbers in the pack: counts, metrics, sizes, scores and
+item numbers the warehouse knows. A "#N" inside a title or body becomes a
+``related`` number only when N is an item of this repository in ``core_items``
+(``sql/report_known_refs.sql`` resolves them); any other figure in someone's text stays text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from vllm_digest.report.data import DayData
+from vllm_digest.core.text.markdown_safe import plain_inline
+from vllm_digest.report.model import DayReport
+from vllm_digest.report.sections import (
+    author_name,
+    employees_known,
+    employer_tally,
+    focus_tally,
+    has_comment_threads,
+    item_state,
+    review_verdicts,
+    thread_digest,
+)
+from vllm_digest.core.taxonomy.loader import FocusArea
+from vllm_digest.warehouse.bodies import WHAT_CHARS
+
+_REF = re.compile(r"#(\d+)\b")
+SUMMARY_TOPICS = 3
+
+
+def _brief(row: dict, known: set[int]) -> dict:
+    """An item as a topic or summary mentions it: enough to name it; ``known`` holds the
+    cited numbers that are real items of the repository."""
+    out = {
+        "number": row["number"],
+        "kind": row["kind"],
+        "title": plain_inline(row["title"], 200),
+        "labels": [plain_inline(x, 80) for x in row["labels"] or []],
+    }
+    return _with_related(out, out["title"], known)
+
+
+def _with_related(out: dict, text: str, known: set[int]) -> dict:
+    # items the item's own text cites (a revert of #34854) may be cited in turn, if they are real
+    related = sorted(({int(n) for n in _REF.findall(text)} & known) - {out["number"]})
+    if related:
+        out["related"] = related
+    else:
+        out.pop("related", None)
+    return out
+
+
+def _item(row: dict, known: set[int], **extra) -> dict:
+    """An item as a section discusses it: who, what state, how big, the body's first sentence."""
+    out = _brief(row, known)
+    out["author"] = author_name(row["author_login"])
+    out["state"] = item_state(row)
+    out["comments"] = int(row["comments_total"] or 0)
+    if row["kind"] == "pr" and row.get("additions") is not None:
+        out["additions"] = int(row["additions"])
+        out["deletions"] = int(row["deletions"] or 0)
+        out["files"] = int(row["changed_files"] or 0)
+    # the body's one-line "what it does" as core_item_texts parsed it ("" without a description)
+    gist = plain_inline(row.get("what"), WHAT_CHARS)
+    if gist:
+        out["gist"] = gist
+    out.update(extra)
+    return _with_related(out, f"{out['title']} {gist}", known)
+
+
+def _pack(report: DayReport, **parts) -> dict:
+    return {"repo": report.repo, "day": report.day, **{k: v for k, v in parts.items() if v}}
+
+
+def _names(report: DayReport) -> str:
+    """Which of the taxonomy's names the report's language prints."""
+    return report.catalog("language.names")
+
+
+def _topic(t: dict, names: str) -> dict:
+    """A listed topic as the report chose it: its evidence, its arrow (trend: up, down, noise or
+    incomplete, by the noise rule of mart_topic_daily), the parts of its score and its threads."""
+    sc = t["score"]
+    out = {"name": t["name"][names] or t["topic"], "items": t["count"], "trend": t["trend"],
+           "numbers": list(t["numbers"]),
+           "why": {"rank": sc["rank"], "score": sc["total"], "surprise": sc["surprise"],
+                   "story_points": sc["story_points"], "volume_factor": sc["volume_factor"],
+                   "day_items": sc["day_items"], "generic": sc["generic"], "primary_items": sc["primary_items"]},
+           "threads": [{"numbers": list(th["numbers"]), "points": th["points"], "parts": th["parts"]}
+                       for th in t["threads"]]}
+    if t["baseline_incomplete"]:
+        out["baseline_incomplete"] = True
+    elif t.get("expected") is not None:
+        out["expected"] = round(float(t["expected"]), 2)
+    return out
+
+
+def _topic_members(data: DayData, topics: list[dict]) -> list[dict]:
+    seen: list[int] = []
+    for t in topics:
+        seen.extend(n for n in t["numbers"] if n in data.items and n not in seen)
+    return [_brief(data.items[n], data.known_refs) for n in seen]
+
+
+def summary_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
+    focus = focus_tally(data.focus, focus_area.highlight)
+    topics = data.topics[:SUMMARY_TOPICS]
+    return _pack(
+        report,
+        counts={**report.counts, "focus_items": focus["items"],
+                # left out when no author's employer is known, rather than stated as 0
+                **({"focus_by_vendor_employees": focus["by_vendor_employees"]} if employees_known(data.focus) else {})},
+        metrics=_rate(data),
+        topics=[_topic(t, _names(report)) for t in topics],
+        items=_topic_members(data, topics),
+    )
+
+
+def focus_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
+    focus = data.focus
+    if not focus:
+        return _pack(report)
+    tally = focus_tally(focus, focus_area.highlight)
+    names = _names(report)
+    counts = {"focus_items": tally["items"], "merged": tally["merged"]}
+    if employees_known(focus):
+        counts["by_vendor_employees"] = tally["by_vendor_employees"]
+        # what the profiles do not say stays unknown, never "not an employee"
+        counts["employer_unknown"] = employer_tally(focus)["unknown"]
+    if focus_area.highlight:
+        # the product the focus area counts on its own, and how many items mention it
+        counts["highlight_related"] = tally["highlight"]
+    return _pack(
+        report,
+        highlight=focus_area.highlight,
+        counts=counts,
+        items=[_item(i, data.known_refs, theme=i["theme_name"][names] or i["theme"], is_vendor_employee=i["vendor"])
+               for i in focus],
+    )
+
+
+# what a source without comment threads cannot know; left out rather than stated as 0
+_THREAD_FIGURES = ("comments", "reviews", "commenters", "reviewers", "bot_comments")
+NO_THREADS_NOTE = "this source holds no comment threads or reviews; comments is the item's total count"
+
+
+def discussions_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
+    """Each hot thread's digest, the very one 💬 prints (``report.sections.thread_digest``): participants,
+    maintainers, time to first response, the latest maintainer comment, one excerpt per side that spoke."""
+    threads = has_comment_threads(data)
+    items = []
+    for i in data.hot:
+        extra: dict = {}
+        if threads:
+            digest = thread_digest(data, i)
+            # the discussion's size as 💬 prints it (mart_item_hotness: people's comments and their authors)
+            extra["comments_in_window"] = i["discussion_comments"]
+            extra["participants"] = i["discussion_people"]
+            extra["comment_excerpts"] = [{"author": e.login, "side": e.side, "text": e.text} for e in digest.excerpts]
+            if digest.maintainers:
+                extra["maintainers"] = [author_name(m) for m in digest.maintainers]
+            if digest.first_response_hours is not None:
+                extra["first_response_hours"] = digest.first_response_hours
+            if digest.latest_maintainer:
+                extra["latest_maintainer_comment"] = {"author": digest.latest_maintainer.login,
+                                                      "text": digest.latest_maintainer.text}
+        items.append(_item(i, data.known_refs, score=round(float(i["score"]), 2), **extra))
+    return _pack(report, items=items, notes=None if threads else [NO_THREADS_NOTE])
+
+
+def topics_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
+    topics = data.topics
+    return _pack(report, topics=[_topic(t, _names(report)) for t in topics], items=_topic_members(data, topics))
+
+
+def selection(item: dict) -> dict:
+    """Why the fitted selection model chose an item, as the HTML's <details> shows it: the probability and
+    the score's parts (feature -> points), largest first."""
+    why = item["why"]
+    return {"probability": round(why["probability"], 3),
+            "parts": {p["feature"]: round(p["points"], 2) for p in why["parts"]}}
+
+
+def _topic_list(item: dict, report: DayReport) -> str:
+    """An item's topics by their display names in the report's language (never their keys: the model would
+    repeat them to the reader)."""
+    return ", ".join(n[_names(report)] for n in item["reason"])
+
+
+def key_changes_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
+    known = data.known_refs
+    items = []
+    for i in data.key_changes:
+        verdicts = review_verdicts(data, i["number"])
+        extra = {key: [author_name(r) for r in verdicts[state]] for state, key in
+                 (("APPROVED", "approved_by"), ("CHANGES_REQUESTED", "changes_requested_by")) if verdicts[state]}
+        items.append(_item(i, known, topics=_topic_list(i, report), status=i["status"],
+                           selection=selection(i), **extra))
+    return _pack(report, items=items)
+
+
+def activity_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
+    a = data.activity
+    counts = {**report.counts, "pr_authors": a["pr_authors"], "stale_closed": a["stale_closed"],
+              "comments": a["comments"], "reviews": a["reviews"], "people": a["humans"]}
+    # rounded so that float noise cannot change the cache key of the same day
+    metrics = {**{
+        k: round(v, 4) if isinstance(v, float) else v
+        for k, v in a["extra"] if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }, **_rate(data)}
+    notes = None
+    if not has_comment_threads(data):
+        counts = {k: v for k, v in counts.items() if k not in _THREAD_FIGURES}
+        metrics = {k: v for k, v in metrics.items() if k not in _THREAD_FIGURES}
+        notes = [NO_THREADS_NOTE]
+    return _pack(report, counts=counts, metrics=metrics, notes=notes,
+                 top_authors=[{"author": plain_inline(n, 80), "prs": k} for n, k in a["top_authors"]])
+
+
+def notable_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
+    return _pack(report, items=[_item(i, data.known_refs, topics=_topic_list(i, report), selection=selection(i))
+                                for i in data.notable])
+
+
+def _rate(data: DayData) -> dict:
+    rate = data.activity["merge_rate"]
+    return {} if rate is None else {"merge_rate": round(rate, 4)}
+
+
+FACTS = {
+    "summary": summary_facts,
+    "focus": focus_facts,
+    "discussions": discussions_facts,
+    "topics": topics_facts,
+    "key_changes": key_changes_facts,
+    "activity": activity_facts,
+    "notable": notable_facts,
+}
+
+
+def facts_packs(report: DayReport, focus_area: FocusArea) -> dict[str, dict]:
+    """Each section's pack for one day in one language, from the rows the report was built from."""
+    return {name: build(report, report.data, focus_area) for name, build in FACTS.items()}
