@@ -43,12 +43,12 @@ browser:
 	@dpkg -s $(BROWSER_FONTS) >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
 	  { $(call apt_install,$(BROWSER_FONTS),screenshots may show boxes for Chinese text); }
 
-# tests/test_postgres_instance.py starts a real PostgreSQL server from Debian's package (initdb, pg_ctl);
+# tests/e2e/test_postgres_instance.py starts a real PostgreSQL server from Debian's package (initdb, pg_ctl);
 # without it that test is skipped and says why.
 postgres:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(call apt_install,postgresql,the PostgreSQL instance test will be skipped); }
 
-# tests/test_warehouse.py holds a process at a chosen system call with Debian's strace, to show that two
+# tests/warehouse/test_warehouse.py holds a process at a chosen system call with Debian's strace, to show that two
 # processes creating the warehouse at once lose nothing; without it that test is skipped and says why.
 strace:
 	@command -v strace >/dev/null 2>&1 || { $(call apt_install,strace,the warehouse creation race test will be skipped); }

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import httpx
 
-from conftest import ROOT, project_dagster_home
+from vllm_digest.testing.pipeline import ROOT, project_dagster_home
 from vllm_digest.testing.net import free_port
 # Liveness bounds, not speed assertions: past them something hangs, and the
 # error says what and shows the server's log.

@@ -12,7 +12,7 @@ from pathlib import Path
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
-from conftest import materialize, settings_at
+from vllm_digest.testing.pipeline import materialize, settings_at
 from vllm_digest.testing.net import free_port
 from vllm_digest.delivery.deliver import deliver
 from vllm_digest.core.config.settings import Settings

@@ -4,10 +4,10 @@
 
 Materializes the embedded sample days in one run (in a child process, on a temporary data home),
 then compares, for every day of ``selections.json``, the items each analysis section of our
-rendered Markdown report cites (tools/editorial/editorial_parse.py) with the items the original report cites
+rendered Markdown report cites (vllm_digest/testing/report_text.py) with the items the original report cites
 there (``cited_in_day_lists``). It reads only the pipeline's outputs: ``<day>.<lang>.md`` and
 ``<day>.json`` (the day's five lists). The pipeline itself never reads selections.json
-(tests/test_editorial.py fails if it does).
+(tools/editorial/tests/test_editorial.py fails if it does).
 
 Figures per split (fit, report, all) and per section, and pooled over the five sections:
 - recall, micro: picks we also cite / the original's picks, summed over the split's days;
@@ -24,7 +24,7 @@ days for the fitted sections (🛠️, 💡); and the editor's own consistency w
 Writes tools/editorial/editorial.md and prints it.
 
 ``--bodies`` runs the same days with bodies written in vLLM's PR and issue templates
-(tools/editorial/template_bodies.py), so the selection is also measured where environment dumps and template
+(vllm_digest/testing/template_bodies.py), so the selection is also measured where environment dumps and template
 text could match its rules; it writes tools/editorial/editorial-bodies.md, and adds how many of the PRs cited
 in 🛠️ and 🎯 show their Purpose sentence in that section, and whether the template's placeholder
 appears anywhere.
@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from tools.editorial.editorial_parse import SECTIONS, cited_numbers, section_citations, split_sections
+from vllm_digest.testing.report_text import SECTIONS, plain, cited_numbers, section_citations, split_sections
 from tools.editorial.editorial_stories import (MIN_AGREEMENT_ITEMS, Entries, LooFigures, Overlaps, StoryCount, StoryFigures,
                                      aggregate_stories, editor_agreement, load_windows, loo_stories, score_stories)
 
@@ -327,12 +327,6 @@ def _refs(numbers: set[int]) -> str:
     return ", ".join(f"#{n}" for n in sorted(numbers))
 
 
-def _plain(text: str) -> str:
-    """Text as a reader sees it: no Markdown code marks, emphasis or escapes, spaces collapsed, lower case.
-    Underscores stay: an identifier that loses them (``numcachedtokens``) is not shown."""
-    return " ".join(re.sub(r"[`\\*]", "", text).split()).lower()
-
-
 @dataclass(frozen=True)
 class Substance:
     cited_prs: int  # PRs cited in 🛠️ or 🎯 that have a Purpose sentence
@@ -342,12 +336,12 @@ class Substance:
 
 def substance(purposes: dict[int, str | None], report_dir: Path, days: Sequence[str], lang: str) -> Substance:
     """Issue 18's check on days with template bodies: does each cited PR show its Purpose sentence?"""
-    from tools.editorial.template_bodies import PR_PLACEHOLDER
+    from vllm_digest.testing.template_bodies import PR_PLACEHOLDER
     cited = shown = 0
     placeholder_days = []
     for day in days:
         md = (report_dir / f"{day}.{lang}.md").read_text(encoding="utf-8")
-        if _plain(PR_PLACEHOLDER[:40]) in _plain(md):
+        if plain(PR_PLACEHOLDER[:40]) in plain(md):
             placeholder_days.append(day)
         texts = split_sections(md)
         for key in ("key_changes", "focus"):
@@ -355,7 +349,7 @@ def substance(purposes: dict[int, str | None], report_dir: Path, days: Sequence[
             for n in cited_numbers(text, REPO):
                 if purposes.get(n):
                     cited += 1
-                    shown += _plain(purposes[n]).rstrip(".") in _plain(text)
+                    shown += plain(purposes[n]).rstrip(".") in plain(text)
     return Substance(cited, shown, placeholder_days)
 
 
@@ -391,7 +385,7 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
         f"- date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC; commit: {_commit()}",
         f"- machine: {m['cores']} cores, {m['ram']}, {m['cpu']}; Python {m['python']}, "
         f"Dagster {m['dagster']}, DuckDB {m['duckdb']}",
-        f"- data: the embedded sample{' with bodies in vLLM templates (tools/editorial/template_bodies.py)' if bodies else ''}"
+        f"- data: the embedded sample{' with bodies in vLLM templates (vllm_digest/testing/template_bodies.py)' if bodies else ''}"
         f", {FIRST_DAY} … {LAST_DAY} materialized in one run"
         + (f" ({wall_s:.1f} s)" if wall_s is not None else " (an existing data home, --reuse)")
         + f", cutoff 11:39 (UTC+8); the {lang} Markdown reports",
@@ -601,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, help="where to write the table (default tools/editorial/editorial.md, "
                    "or tools/editorial/editorial-bodies.md with --bodies)")
     p.add_argument("--bodies", action="store_true",
-                   help="give the sample's items bodies in vLLM's templates first (tools/editorial/template_bodies.py)")
+                   help="give the sample's items bodies in vLLM's templates first (vllm_digest/testing/template_bodies.py)")
     a = p.parse_args(argv)
     a.out = a.out or ROOT / "tools" / "editorial" / ("editorial-bodies.md" if a.bodies else "editorial.md")
     if a.reuse and a.home is None:
@@ -615,7 +609,7 @@ def main(argv: list[str] | None = None) -> int:
             wall = None
             sample_root, purposes = EMBEDDED_SAMPLE, {}
             if a.bodies:
-                from tools.editorial.template_bodies import write as write_bodies
+                from vllm_digest.testing.template_bodies import write as write_bodies
                 sample_root = Path(tmp) / "bodies"
                 purposes = write_bodies(sample_root)
             if not a.reuse:

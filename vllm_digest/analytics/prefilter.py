@@ -37,7 +37,7 @@ _NO_RUN = (_c.AT, _c.IN, _c.ANY, _c.NOT_LITERAL, _c.CATEGORY)  # anchors, classe
 # characters outside ASCII that would make a lowercased text's words differ from what RE2 sees: ſ (long
 # s), which RE2's (?i)s matches but str.lower() keeps, and the two whose lowercase is an ASCII word
 # character (İ -> i + a combining dot, the Kelvin sign -> k), a word boundary for RE2 but not after
-# lowering (tests/test_text_prefilter.py derives this list from Unicode)
+# lowering (tests/analytics/test_text_prefilter.py derives this list from Unicode)
 UNSAFE_CHARS = ("\u017f", "\u0130", "\u212a")
 
 

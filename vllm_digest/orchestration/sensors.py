@@ -27,7 +27,7 @@ The digests of the weeks after (whose days' trends and follow-ups read the rebui
 same N days on) are asked for by the follow-up runs of those days, once they have re-rendered
 them: asking for them here would render them before their days were (and again after). So the
 weeks that depend on a rebuilt day are re-rendered, each after its days, through the same rule
-(tests/test_follow_ups.py drains the sensor's runs and compares with one run over both weeks).
+(tests/orchestration/test_follow_ups.py drains the sensor's runs and compares with one run over both weeks).
 
 Nothing is rendered twice for one backfill: a day or week is left out of the follow-ups when it needs
 none (``needs_follow_up``): its latest materialization comes from a run that started after this run

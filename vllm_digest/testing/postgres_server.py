@@ -1,6 +1,6 @@
 """A throwaway local PostgreSQL server: initdb + pg_ctl in a temp dir, on a free port of 127.0.0.1.
 
-Used by tests/test_postgres_instance.py and by the bench's PostgreSQL figures. The server refuses to
+Used by tests/e2e/test_postgres_instance.py and by the bench's PostgreSQL figures. The server refuses to
 run as root, so as root it runs as the unprivileged `postgres` system user (or `nobody`) in a temp
 dir that user owns (under /tmp: root's pytest dirs are 0700, closed to that user).
 """
