@@ -1,9 +1,22 @@
-"""The import rules of docs/architecture.md, read from every module's imports with ast, and the
-map's coverage: every package and module of vllm_digest, and every SQL file, is named there."""
+"""The import contract of docs/architecture.md, read from the code with ast (every import, also those
+inside functions), and the map's coverage. No exceptions list: a rule holds everywhere or it is changed.
+
+- layers: core < ingest < warehouse < analytics < report < site | delivery < orchestration < definitions
+  (and demo, which runs the definitions); a module never imports a higher layer, and site and delivery
+  never import each other;
+- no circle between modules, nor between packages (each folder of vllm_digest);
+- no first-party import inside a function or a conditional: a module's imports are its first lines;
+- the product never imports vllm_digest.testing (the emulators and the harness the tests and tools share);
+- tests and tools import vllm_digest.testing, never each other;
+- no `_private` name is imported from another module;
+- each stage's sql/ holds only its own tables: a model sits beside the schema that declares its table,
+  and its name carries one of its stage's prefixes.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -11,36 +24,15 @@ import pytest
 from vllm_digest.testing.pipeline import ROOT
 
 PACKAGE = ROOT / "vllm_digest"
-STAGES = ("ingest", "warehouse", "analytics", "report", "narrative", "site", "delivery")
-SHARED = ("model", "settings", "partitions", "sample_coverage", "day_file", "files", "gc_pause", "deadline", "taxonomy", "i18n")
-
-# where a module belongs: the longest matching prefix wins
-PLACE = {
-    **{f"vllm_digest.{s}": s for s in STAGES},
-    **{f"vllm_digest.{s}": "shared" for s in SHARED},
-    "vllm_digest.orchestration.schedules": "schedules",
-    # the sensor that re-renders later days from the warehouse: it selects analytics, report and site
-    "vllm_digest.orchestration.sensors": "rerender",
+LAYER = {"core": 0, "ingest": 1, "warehouse": 2, "analytics": 3, "report": 4, "site": 5, "delivery": 5,
+         "orchestration": 6, "definitions": 7, "demo": 8}
+# the SQL file names each stage's sql/ may hold (a table's role is its prefix; schema files declare them)
+SQL_PREFIXES = {
+    "warehouse": ("schema", "stg_", "core_", "mart_", "run_"),
+    "analytics": ("schema_analytics", "ref_", "int_", "mart_", "run_"),
+    "report": ("schema_narrative", "report_"),
+    "delivery": ("schema_delivery", "delivery_"),
 }
-ANY_STAGE = {f"vllm_digest.{s}" for s in STAGES}
-FORBIDDEN = {
-    "shared": ANY_STAGE,
-    "schedules": ANY_STAGE,
-    "ingest": ANY_STAGE - {"vllm_digest.ingest"},
-    "warehouse": {f"vllm_digest.{s}" for s in ("analytics", "report", "narrative", "site")},
-    "analytics": {f"vllm_digest.{s}" for s in ("ingest", "report", "narrative", "site")},
-    "report": {"vllm_digest.ingest", "vllm_digest.site"},
-    "narrative": {"vllm_digest.ingest", "vllm_digest.site"},
-    "site": {f"vllm_digest.{s}" for s in ("ingest", "warehouse", "analytics", "narrative")},
-    # a re-render reads the warehouse; it never fetches
-    "rerender": {"vllm_digest.ingest"},
-    # delivery sends what the report and site wrote to disk: it reads their files, not their code
-    "delivery": {f"vllm_digest.{s}" for s in ("ingest", "analytics", "report", "narrative", "site")},
-}
-# of ingest, the warehouse reads only where a day's files are and the raw asset's key
-WAREHOUSE_MAY_READ_FROM_INGEST = {"vllm_digest.ingest.raw_store", "vllm_digest.ingest.assets"}
-# (importer, imported): each must still occur, so an exception goes once it is not needed
-EXCEPTIONS = {("vllm_digest.core.config.settings", "vllm_digest.core.config.narrative")}
 
 
 def module_name(path: Path) -> str:
@@ -48,90 +40,244 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path) -> set[str]:
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+def python_files(*folders: str) -> list[Path]:
+    return sorted(p for f in folders for p in (ROOT / f).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def imports(path: Path) -> list[tuple[str, list[str], bool]]:
+    """(module, names, at top level) for every import of the file; relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    top = {id(node) for node in tree.body}
+    here = module_name(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    found = []
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            # `from vllm_digest.x import y` may import the module vllm_digest.x.y
-            found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
-    return {name for name in found if name.startswith("vllm_digest")}
-
-
-def place_of(module: str) -> str | None:
-    matches = [p for p in PLACE if module == p or module.startswith(p + ".")]
-    return PLACE[max(matches, key=len)] if matches else None
-
-
-def under(module: str, package: str) -> bool:
-    return module == package or module.startswith(package + ".")
-
-
-def all_imports() -> dict[str, set[str]]:
-    return {module_name(p): imports_of(p) for p in sorted(PACKAGE.rglob("*.py"))}
-
-
-def violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
-    found = set()
-    for importer, imported in graph.items():
-        place = place_of(importer)
-        for name in imported:
-            banned = any(under(name, p) for p in FORBIDDEN.get(place, ()))
-            if place == "warehouse" and under(name, "vllm_digest.ingest"):
-                banned = not any(under(name, m) for m in WAREHOUSE_MAY_READ_FROM_INGEST)
-            if banned:
-                found.add((importer, name))
+            found += [(alias.name, [], id(node) in top) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, module] if module else base)
+            found.append((module, [alias.name for alias in node.names], id(node) in top))
     return found
 
 
-def test_every_module_has_a_place():
-    unplaced = [m for m in all_imports() if place_of(m) is None]
-    # the entry points, which assemble or run every stage
-    assert set(unplaced) <= {"vllm_digest", "vllm_digest.definitions", "vllm_digest.demo"}, unplaced
+def package_modules() -> dict[str, Path]:
+    return {module_name(p): p for p in python_files("vllm_digest")}
 
 
-def test_no_module_imports_what_its_place_forbids():
-    found = violations(all_imports())
-    # a name imported from a module (`from vllm_digest.core.config.narrative import X`) counts as that module
-    found = {(a, b) for a, b in found if not any(b == m or b.startswith(m + ".") for _, m in EXCEPTIONS if _ == a)}
-    assert found == set(), sorted(found)
+def resolve(name: str, known: dict[str, Path]) -> str | None:
+    """The first-party module ``name`` lands in (``pkg.mod.func`` -> ``pkg.mod``), or None."""
+    while name and name not in known:
+        name = name.rpartition(".")[0]
+    return name or None
 
 
-def test_each_listed_exception_is_still_needed():
-    graph = all_imports()
-    for importer, imported in EXCEPTIONS:
-        assert imported in graph[importer], f"{importer} no longer imports {imported}: drop the exception"
+def graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """module -> the first-party modules it imports (a name imported from a package that is a module counts
+    as that module)."""
+    out = {}
+    for name, path in modules.items():
+        deps = set()
+        for module, names, _ in imports(path):
+            for target in [module, *(f"{module}.{n}" for n in names)]:
+                found = resolve(target, modules) if target.startswith("vllm_digest") else None
+                if found and found != name:
+                    deps.add(found)
+        out[name] = deps
+    return out
 
 
-# planted imports the rules must refuse: (importer, imported) -> the importer's place
-PLANTED = {
-    ("vllm_digest.report.x", "vllm_digest.ingest.github.client"): "report",
-    ("vllm_digest.ingest.x", "vllm_digest.report.narrative.prompts"): "ingest",
-    ("vllm_digest.report.narrative.x", "vllm_digest.ingest.sample"): "narrative",
-    ("vllm_digest.core.vocabulary", "vllm_digest.core.sqlmodel.writes"): "shared",
-    ("vllm_digest.warehouse.x", "vllm_digest.ingest.github.plan"): "warehouse",
-}
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "vllm_digest"
 
 
-@pytest.mark.parametrize("importer, imported", PLANTED)
-def test_the_rules_catch_a_forbidden_import(importer, imported):
-    assert place_of(importer) == PLANTED[importer, imported]
-    assert violations({importer: {imported}}) == {(importer, imported)}
+def upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    found = set()
+    for importer, deps in graph.items():
+        a = layer_of(importer)
+        for dep in deps:
+            b = layer_of(dep)
+            if a == b or a == "testing":
+                continue
+            if b == "testing" or b not in LAYER or a not in LAYER or LAYER[b] >= LAYER[a]:
+                found.add((importer, dep))
+    return found
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                out.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def package_graph(graph: dict[str, set[str]], modules: dict[str, Path]) -> dict[str, set[str]]:
+    def package(m: str) -> str:
+        return m if modules[m].name == "__init__.py" else m.rpartition(".")[0]
+
+    out: dict[str, set[str]] = {}
+    for importer, deps in graph.items():
+        for dep in deps:
+            if package(importer) != package(dep):
+                out.setdefault(package(importer), set()).add(package(dep))
+    return out
+
+
+def test_no_module_imports_a_higher_layer():
+    assert upward(graph(package_modules())) == set()
+
+
+def test_no_circle_between_modules():
+    assert circles(graph(package_modules())) == []
+
+
+def test_no_circle_between_packages():
+    modules = package_modules()
+    assert circles(package_graph(graph(modules), modules)) == []
+
+
+def test_first_party_imports_are_at_the_top_of_each_module():
+    inner = [(module_name(p), m) for p in python_files("vllm_digest") for m, _, top in imports(p)
+             if m.startswith("vllm_digest") and not top]
+    assert inner == []
+
+
+def test_tests_and_tools_import_each_other_only_through_vllm_digest_testing():
+    crossing = []
+    for folder, foreign in (("tests", ("tools",)), ("tools", ("tests", "conftest"))):
+        for path in python_files(folder):
+            own_tests = folder == "tools" and "tests" in path.relative_to(ROOT).parts
+            for module, _, _ in imports(path):
+                root = module.split(".")[0]
+                # a tool's own tests import the tool they test
+                if root in foreign and not (own_tests and root == "tools"):
+                    crossing.append((str(path.relative_to(ROOT)), module))
+    assert crossing == []
+
+
+def private_imports(paths: list[Path]) -> list[tuple[str, str, str]]:
+    return [(str(p.relative_to(ROOT)), m, n) for p in paths for m, names, _ in imports(p)
+            for n in names if n.startswith("_") and not n.startswith("__")
+            and m.split(".")[0] in ("vllm_digest", "tests", "tools", "conftest")]
+
+
+def test_no_private_name_is_imported_from_another_module():
+    assert private_imports(python_files("vllm_digest", "tests", "tools")) == []
+
+
+def declared_tables(folder: Path) -> set[str]:
+    text = "\n".join(p.read_text(encoding="utf-8") for p in folder.rglob("*.sql"))
+    return set(re.findall(r"CREATE (?:OR REPLACE )?(?:TEMP |TEMPORARY )?(?:TABLE|VIEW) (?:IF NOT EXISTS )?(\w+)",
+                          text, re.I))
+
+
+def sql_misplaced() -> list[str]:
+    wrong = []
+    stage_tables = {stage: declared_tables(PACKAGE / stage / "sql") for stage in SQL_PREFIXES}
+    for folder in sorted(PACKAGE.glob("*/sql")):
+        stage = folder.parent.name
+        for path in sorted(folder.rglob("*.sql")):
+            name = path.stem
+            if stage not in SQL_PREFIXES or not name.startswith(SQL_PREFIXES[stage]):
+                wrong.append(f"{stage}/sql/{path.name}: not one of {stage}'s prefixes")
+            owners = [s for s, tables in stage_tables.items() if name in tables]
+            if owners and owners != [stage]:
+                wrong.append(f"{stage}/sql/{path.name}: its table is declared in {owners}")
+    return wrong
+
+
+def test_each_stage_sql_folder_holds_only_its_own_tables():
+    assert sql_misplaced() == []
+
+
+def test_the_product_never_imports_the_test_harness():
+    assert not {(a, b) for a, b in upward(graph(package_modules())) if layer_of(b) == "testing"}
+    harness = [a for a, deps in graph(package_modules()).items() for b in deps
+               if layer_of(b) == "testing" and layer_of(a) != "testing"]
+    assert harness == []
+
+
+# Every rule must be able to fail: planted imports and files it has to refuse.
+PLANTED_UPWARD = [
+    ("vllm_digest.core.x", "vllm_digest.ingest.sample"),
+    ("vllm_digest.warehouse.x", "vllm_digest.analytics.build"),
+    ("vllm_digest.report.x", "vllm_digest.orchestration.jobs"),
+    ("vllm_digest.site.x", "vllm_digest.delivery.deliver"),
+    ("vllm_digest.delivery.x", "vllm_digest.site.build"),
+    ("vllm_digest.orchestration.x", "vllm_digest.definitions"),
+    ("vllm_digest.analytics.x", "vllm_digest.testing.pipeline"),
+]
+
+
+@pytest.mark.parametrize("importer, imported", PLANTED_UPWARD)
+def test_the_layer_rule_catches_a_planted_import(importer, imported):
+    assert upward({importer: {imported}}) == {(importer, imported)}
+
+
+def test_the_circle_rules_catch_planted_circles():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    modules = {"p.x": Path("p/x.py"), "q.y": Path("q/y.py"), "q.z": Path("q/z.py")}
+    assert circles(package_graph({"p.x": {"q.y"}, "q.z": {"p.x"}, "q.y": set()}, modules)) == [["p", "q"]]
+
+
+def test_the_inner_import_and_private_rules_catch_planted_code(tmp_path, monkeypatch):
+    planted = PACKAGE / "core" / "_planted_for_the_contract_test.py"
+    planted.write_text("def f():\n    from vllm_digest.core.files import _x\n    return _x\n")
+    try:
+        found = [m for m, _, top in imports(planted) if not top]
+        assert found == ["vllm_digest.core.files"]
+        assert private_imports([planted]) == [(str(planted.relative_to(ROOT)), "vllm_digest.core.files", "_x")]
+    finally:
+        planted.unlink()
+
+
+def test_the_sql_rule_catches_a_misplaced_model():
+    planted = PACKAGE / "report" / "sql" / "mart_planted_for_the_contract_test.sql"
+    planted.write_text("-- planted\nSELECT 1\n")
+    try:
+        assert any("mart_planted_for_the_contract_test" in w for w in sql_misplaced())
+    finally:
+        planted.unlink()
 
 
 def test_the_map_names_every_package_module_and_sql_file():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    for path in sorted(PACKAGE.iterdir()):
-        if path.name.startswith(("_", ".")) or path.name in ("samples", "sql") or path.suffix not in ("", ".py"):
+    for path in sorted(PACKAGE.rglob("*")):
+        rel = path.relative_to(PACKAGE)
+        if any(part.startswith(("_", ".")) for part in rel.parts) or "samples" in rel.parts:
             continue
-        assert f"{path.stem}/" in text or f"{path.name}" in text, path.name
-    # the modules of the stages upstream of the report (report/, narrative/ and site/ are named as packages)
-    for stage in ("ingest", "ingest/github", "warehouse", "analytics"):
-        for path in sorted((PACKAGE / stage).glob("*.py")):
-            if path.name != "__init__.py":
-                assert path.name in text, f"{stage}/{path.name}"
-    for path in sorted((ROOT / "sql").glob("*.sql")):
-        stem = path.stem
-        covered = path.name in text or f"`{stem}`" in text or f"`{stem.split('_')[0]}_*.sql`" in text
-        assert covered, path.name
+        if path.is_dir() and path.name not in ("sql", "templates"):
+            assert f"{path.name}/" in text, f"package {rel}"
+        elif path.suffix == ".py":
+            assert path.name in text, f"module {rel}"
+        elif path.suffix == ".sql":
+            stem = path.stem
+            covered = path.name in text or f"`{stem}`" in text or f"`{stem.split('_')[0]}_*.sql`" in text
+            assert covered, f"SQL {rel}"

@@ -430,7 +430,7 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
         if stories is not None:
             lines += ["", *_story_table(stories.figures[split], table)]
     if stories is not None:
-        lines += ["", *_loo_lines(stories.loo), "", *_agreement_lines(stories.agreement)]
+        lines += ["", *_loo_lines(stories.loo), "", *agreement_lines(stories.agreement)]
     if bodies is not None:
         share = bodies.shown / bodies.cited_prs if bodies.cited_prs else None
         lines += [
@@ -532,7 +532,7 @@ def _loo_lines(loo: dict[str, LooFigures] | str) -> list[str]:
     return lines
 
 
-def _agreement_lines(agreement: Overlaps | str) -> list[str]:
+def agreement_lines(agreement: Overlaps | str) -> list[str]:
     lines = ["## The editor against itself where its windows overlap", ""]
     if isinstance(agreement, str):
         return [*lines, f"- {agreement}"]
