@@ -137,7 +137,7 @@ def test_site_url_makes_the_feed_links_absolute(site):
 
 
 def test_site_url_must_be_http(make_settings):
-    from vllm_digest.core.config.settings import SettingsError
+    from vllm_digest.core.config.values import SettingsError
     with pytest.raises(SettingsError, match="site URL 'digest.example.org' is not an http"):
         make_settings(VLLM_DIGEST_SITE_URL="digest.example.org")
     assert make_settings(VLLM_DIGEST_SITE_URL="https://d.example.org/s").site_url == "https://d.example.org/s/"
