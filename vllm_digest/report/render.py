@@ -113,3 +113,22 @@ def write_report(settings: Settings, repo: RepoRef, reports: tuple[DayReport, ..
         written[f"{lang}.html"] = atomic_write_text(folder / f"{day}.{lang}.html", html)
     written["json"] = atomic_write_text(folder / f"{day}.json", summary_json(reports))
     return written
+
+
+class _Partials(jinja2.BaseLoader):
+    """The report's templates whose name starts with ``_`` (the page head, its style, the blocks and the
+    narrative body they use); a page of the report itself is no partial and is not found."""
+
+    def __init__(self) -> None:
+        self._templates = jinja2.PackageLoader("vllm_digest.report", "templates")
+
+    def get_source(self, environment: jinja2.Environment, template: str):
+        if not template.startswith("_"):
+            raise jinja2.TemplateNotFound(template)
+        return self._templates.get_source(environment, template)
+
+
+def shared_partials() -> jinja2.BaseLoader:
+    """A loader of the report's shared partials, for another stage's pages (the site's) to look like the
+    report's: that stage's environment puts it after its own templates."""
+    return _Partials()
