@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 from pathlib import Path
 
 import jinja2
 
+from vllm_digest.core import day_file
 from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.text.markdown_safe import md_inline
 from vllm_digest.report.model import DayReport
@@ -96,9 +96,7 @@ def summary_json(reports: tuple[DayReport, ...]) -> str:
         ],
         "key_changes": [{"number": e.number, "kind": e.kind, "title": e.title} for g in changes for e in g.items],
     }
-    text = json.dumps(doc, ensure_ascii=False, indent=2)
-    # titles travel in it: escaped like this, the file stays inert even when pasted into HTML
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
+    return day_file.dump(doc)
 
 
 def write_report(settings: Settings, repo: RepoRef, reports: tuple[DayReport, ...]) -> dict[str, Path]:
