@@ -15,7 +15,7 @@ import pytest
 
 from conftest import materialize, report_path, settings_at
 from html_helpers import ITEM_LINK
-from test_hostile_input import _write_bidi_sample
+from test_hostile_input import write_bidi_sample
 
 pytestmark = pytest.mark.browser
 
@@ -153,7 +153,7 @@ _PLACES = """words => {
 def test_a_right_to_left_override_in_a_title_does_not_reorder_the_line(tmp_path, browser):
     """The appendix line of a title carrying an unterminated U+202E: its words, then our labels, the
     author and the time, drawn left to right in the order they are written."""
-    _write_bidi_sample(tmp_path / "sample")
+    write_bidi_sample(tmp_path / "sample")
     settings = settings_at(tmp_path / "home", VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
     materialize(settings, DAY)
     page, url, seen = _open(browser, report_path(settings, DAY, "en.html"))

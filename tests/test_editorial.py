@@ -304,7 +304,7 @@ def _window(day: str, start: str, end: str, **lists) -> dict:
 
 
 def test_editor_agreement_only_where_windows_overlap(tmp_path):
-    from tools.editorial.editorial import _agreement_lines
+    from tools.editorial.editorial import agreement_lines
     from tools.editorial.editorial_stories import editor_agreement, load_windows
 
     path = tmp_path / "expected.json"
@@ -327,12 +327,12 @@ def test_editor_agreement_only_where_windows_overlap(tmp_path):
     # stories with a shared item: a's {1} (again), {2, 10} (b's 🔥 cites neither); b's {1, 3} (a cites #1)
     assert (topics.stories, topics.stories_again) == (3, 2)
     assert got.sections["key_changes"].featured == 1 and got.sections["key_changes"].again == 0
-    text = "\n".join(_agreement_lines(got))
+    text = "\n".join(agreement_lines(got))
     assert "1 pairs of overlapping windows, the longest overlap 660 min" in text
     assert "| 🔥 topics | 4 | 2 | 50% | 3 | 2 | 67% |" in text and "too few to read" in text
     # windows that never overlap, and no window file at all, are said as such rather than measured
     apart = editor_agreement({k: windows[k] for k in ("a", "c")}, picks, entries)
-    assert "no two of the original's windows overlap" in "\n".join(_agreement_lines(apart))
+    assert "no two of the original's windows overlap" in "\n".join(agreement_lines(apart))
     assert load_windows(tmp_path / "missing.json") is None
     path.write_text(json.dumps([_window("a", "2026-05-01T00:00:00", "2026-05-02T00:00:00", new_prs=[])]))
     with pytest.raises(ValueError, match=r"entry 0 \(a\): window '2026-05-01T00:00:00'"):

@@ -125,7 +125,7 @@ def _spoof(text: str) -> str:
     return "".join(ch + BIDI_AND_INVISIBLE[i % len(BIDI_AND_INVISIBLE)] for i, ch in enumerate(text))
 
 
-def _write_bidi_sample(root):
+def write_bidi_sample(root):
     """Two ROCm issues of the day: an unterminated right-to-left override in one title (it would mirror
     "— labels — by author (time)" after it), every control in the other, in logins, labels, bodies
     and a comment too."""
@@ -211,7 +211,7 @@ def _assert_isolated(html: str, where: str, kinds=SHOWN) -> dict[str, int]:
 
 
 def test_bidi_and_invisible_controls_reach_no_output(make_settings, tmp_path):
-    _write_bidi_sample(tmp_path / "sample")
+    write_bidi_sample(tmp_path / "sample")
     settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "sample"))
     materialize(settings, "2026-03-22")
     written = sorted(p for root in (settings.reports_dir, settings.site_dir) for p in root.rglob("*") if p.is_file())

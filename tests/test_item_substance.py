@@ -9,7 +9,7 @@ from __future__ import annotations
 import dagster as dg
 import duckdb
 
-from tools.editorial.editorial import REPO as EDITORIAL_REPO, _plain, cited_numbers, split_sections
+from tools.editorial.editorial import REPO as EDITORIAL_REPO, cited_numbers, plain_text, split_sections
 from tools.editorial.template_bodies import PR_PLACEHOLDER, write as write_bodies
 from conftest import materialize, report_path
 from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
@@ -51,15 +51,15 @@ def test_purpose_under_cited_prs_and_code_areas_from_the_emulator(make_settings,
 
     for lang in ("zh", "en"):
         md = report_path(settings, DAY, f"{lang}.md").read_text(encoding="utf-8")
-        assert _plain(PR_PLACEHOLDER[:40]) not in _plain(md)
+        assert plain_text(PR_PLACEHOLDER[:40]) not in plain_text(md)
         sections = split_sections(md)
         cited = shown = 0
         for key in ("key_changes", "focus"):
             for n in cited_numbers(sections.get(key, ""), EDITORIAL_REPO):
                 if purposes.get(n):
                     cited += 1
-                    shown += _plain(purposes[n]).rstrip(".") in _plain(sections[key])
+                    shown += plain_text(purposes[n]).rstrip(".") in plain_text(sections[key])
         assert cited >= 10 and shown >= 0.9 * cited, (lang, shown, cited)
         line = next(x for x in sections["focus"].splitlines() if "/pull/37838)" in x)
         touches = "touches: ROCm kernels, scheduler, tests" if lang == "en" else "涉及：ROCm 内核、调度器、测试"
-        assert touches in line and _plain(purposes[37838]).rstrip(".") in _plain(line)
+        assert touches in line and plain_text(purposes[37838]).rstrip(".") in plain_text(line)

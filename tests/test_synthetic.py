@@ -56,10 +56,10 @@ def test_filler_prose_matches_no_taxonomy_rule():
     words that were taxonomy keywords ("ROCm", "test", ...) made 97 % of items AMD focus items."""
     import duckdb
 
-    from vllm_digest.testing.synthetic import WORDS, _Generator
+    from vllm_digest.testing.synthetic import WORDS, Generator
     from vllm_digest.core.taxonomy.loader import load_taxonomy
     patterns = [r["pattern"] for r in load_taxonomy().rule_rows() if r["kind"] == "text"]
-    gen = _Generator(7, START, 1, dt.timezone.utc)
+    gen = Generator(7, START, 1, dt.timezone.utc)
     prose = [gen._sentence(20) for _ in range(300)]  # adjacent words too: multi-word keywords
     con = duckdb.connect()
     hits = con.execute(

@@ -327,7 +327,7 @@ def _refs(numbers: set[int]) -> str:
     return ", ".join(f"#{n}" for n in sorted(numbers))
 
 
-def _plain(text: str) -> str:
+def plain_text(text: str) -> str:
     """Text as a reader sees it: no Markdown code marks, emphasis or escapes, spaces collapsed, lower case.
     Underscores stay: an identifier that loses them (``numcachedtokens``) is not shown."""
     return " ".join(re.sub(r"[`\\*]", "", text).split()).lower()
@@ -347,7 +347,7 @@ def substance(purposes: dict[int, str | None], report_dir: Path, days: Sequence[
     placeholder_days = []
     for day in days:
         md = (report_dir / f"{day}.{lang}.md").read_text(encoding="utf-8")
-        if _plain(PR_PLACEHOLDER[:40]) in _plain(md):
+        if plain_text(PR_PLACEHOLDER[:40]) in plain_text(md):
             placeholder_days.append(day)
         texts = split_sections(md)
         for key in ("key_changes", "focus"):
@@ -355,7 +355,7 @@ def substance(purposes: dict[int, str | None], report_dir: Path, days: Sequence[
             for n in cited_numbers(text, REPO):
                 if purposes.get(n):
                     cited += 1
-                    shown += _plain(purposes[n]).rstrip(".") in _plain(text)
+                    shown += plain_text(purposes[n]).rstrip(".") in plain_text(text)
     return Substance(cited, shown, placeholder_days)
 
 
@@ -436,7 +436,7 @@ def render(per_day: dict[str, dict[str, Count]], figures: dict[str, dict[str, Fi
         if stories is not None:
             lines += ["", *_story_table(stories.figures[split], table)]
     if stories is not None:
-        lines += ["", *_loo_lines(stories.loo), "", *_agreement_lines(stories.agreement)]
+        lines += ["", *_loo_lines(stories.loo), "", *agreement_lines(stories.agreement)]
     if bodies is not None:
         share = bodies.shown / bodies.cited_prs if bodies.cited_prs else None
         lines += [
@@ -538,7 +538,7 @@ def _loo_lines(loo: dict[str, LooFigures] | str) -> list[str]:
     return lines
 
 
-def _agreement_lines(agreement: Overlaps | str) -> list[str]:
+def agreement_lines(agreement: Overlaps | str) -> list[str]:
     lines = ["## The editor against itself where its windows overlap", ""]
     if isinstance(agreement, str):
         return [*lines, f"- {agreement}"]

@@ -126,7 +126,7 @@ class _Item:
     draft: bool = False
 
 
-class _Generator:
+class Generator:
     def __init__(self, seed: int, start: dt.datetime, days: int, tz: dt.tzinfo):
         self.rng = random.Random(seed)
         self.start = start
@@ -379,7 +379,7 @@ def generate(
     """Write ``days`` synthetic report windows starting at ``start`` under
     ``root/vllm-project__vllm/``; returns that folder. ``start`` should be the
     first day's window start so each generated day is exactly one report window."""
-    gen = _Generator(seed, start.astimezone(UTC), days, tz)
+    gen = Generator(seed, start.astimezone(UTC), days, tz)
     gen._backlog()
     for index in range(days):
         gen.day(index)
