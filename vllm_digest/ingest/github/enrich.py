@@ -30,7 +30,8 @@ _FILES_PATH = re.compile(r"/pulls/(\d+)/files$")
 
 
 class CachedPages:
-    """The client's 304 fallback: a profile's from the people cache, any other page's from the replay."""
+    """The client's 304 fallback: a profile's from the people cache, a PR's files from the files cache, any
+    other page's from the replay."""
 
     def __init__(self, replay: ReplayCache, people: PeopleCache | None, files: FilesCache | None = None):
         self.replay, self.people, self.files = replay, people, files
