@@ -8,7 +8,8 @@ import warnings
 import dagster as dg
 
 from vllm_digest.analytics import assets as analytics
-from vllm_digest.core.config.settings import Settings, SettingsError, load_settings
+from vllm_digest.core.config.settings import Settings, load_settings
+from vllm_digest.core.config.values import SettingsError
 from vllm_digest.delivery import assets as delivery
 from vllm_digest.ingest import assets as ingest
 from vllm_digest.orchestration import definitions as orchestration

@@ -65,7 +65,8 @@ def test_a_bad_file_value_names_the_file_and_the_key(tmp_path):
 
 
 def test_the_variable_wins_over_the_file_and_is_the_one_named(tmp_path):
-    from vllm_digest.core.config.settings import SettingsError, load_settings
+    from vllm_digest.core.config.settings import load_settings
+    from vllm_digest.core.config.values import SettingsError
 
     config = tmp_path / "digest.toml"
     config.write_text('cutoff = "11:99"\n', encoding="utf-8")

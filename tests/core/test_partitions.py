@@ -138,7 +138,7 @@ def test_github_partitions_run_to_the_last_closed_day(make_settings):
 
 
 def test_a_sample_that_ends_before_the_start_date_is_named(make_settings):
-    from vllm_digest.core.config.settings import SettingsError
+    from vllm_digest.core.config.values import SettingsError
     with pytest.raises(SettingsError, match="last whole day is 2026-03-22, before the start date 2026-04-01"):
         daily_partitions(make_settings(VLLM_DIGEST_START_DATE="2026-04-01"))
 

@@ -4,7 +4,8 @@ import datetime as dt
 
 import pytest
 
-from vllm_digest.core.config.settings import SettingsError, load_settings
+from vllm_digest.core.config.settings import load_settings
+from vllm_digest.core.config.values import SettingsError
 
 
 def test_defaults(tmp_path, monkeypatch):

@@ -29,7 +29,8 @@ from vllm_digest.delivery.publish import PublishError, publish
 from vllm_digest.delivery.webhook import DeliveryError, DeliveryUnknown, WebhookRequest
 from vllm_digest.core.config.narrative import NarrativeConfig
 from vllm_digest.report.narrative.provider import ChatProvider
-from vllm_digest.core.config.settings import SettingsError, load_settings
+from vllm_digest.core.config.settings import load_settings
+from vllm_digest.core.config.values import SettingsError
 from vllm_digest.core.taxonomy.loader import DEFAULT_TAXONOMY, TaxonomyError, load_taxonomy
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 # the deadline every test here sets: short, so a test takes seconds, yet long enough for connecting

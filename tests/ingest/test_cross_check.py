@@ -16,7 +16,7 @@ import dagster as dg
 import pytest
 
 from vllm_digest.testing.pipeline import materialize, report_path, settings_at
-from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator, _t
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator, github_moment
 from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, expected_windows, window_of
 from vllm_digest.ingest.github.plan import SNAPSHOT_NOTE, fetch_day
 from vllm_digest.ingest.raw_store import read_day
@@ -32,7 +32,7 @@ def _closed_issue(data: Dataset, window) -> int:
     for n in sorted(expected_windows()[-1]["lists"]["closed_issues"]):
         item = data.items[n]
         closings = [e for e in data.events if e["issue"]["number"] == n and e["event"] in ("closed", "reopened")]
-        if item.get("closed_at") and window.contains(_t(item["closed_at"])) and len(closings) == 1:
+        if item.get("closed_at") and window.contains(github_moment(item["closed_at"])) and len(closings) == 1:
             return n
     raise AssertionError("the sample's last day has no issue closed once in its window")
 
@@ -40,7 +40,7 @@ def _closed_issue(data: Dataset, window) -> int:
 def _merged_pr(data: Dataset, window) -> int:
     for n in sorted(expected_windows()[-1]["lists"]["merged_prs"]):
         merged = (data.items[n].get("pull_request") or {}).get("merged_at")
-        if merged and window.contains(_t(merged)):
+        if merged and window.contains(github_moment(merged)):
             return n
     raise AssertionError("the sample's last day has no PR merged in its window")
 
@@ -140,7 +140,7 @@ def test_closed_then_reopened_item_is_no_hole():
     w = window_of(expected_windows()[-1])
     n = _closed_issue(data, w)
     closing = next(e for e in data.events if e["issue"]["number"] == n and e["event"] == "closed")
-    later = _t(closing["created_at"]) + dt.timedelta(minutes=5)
+    later = github_moment(closing["created_at"]) + dt.timedelta(minutes=5)
     reopen = {**closing, "id": max(e["id"] for e in data.events) + 1, "event": "reopened",
               "created_at": _utc(later)}
     items = {**data.items, n: {**data.items[n], "state": "open", "closed_at": None, "updated_at": _utc(later)}}

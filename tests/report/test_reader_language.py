@@ -20,7 +20,7 @@ from vllm_digest.testing.pipeline import materialize, materialize_weeks, report_
 from vllm_digest.delivery.digest import read_digest
 from vllm_digest.delivery.email import build_message
 from vllm_digest.delivery.webhook import feishu_payload, json_payload, slack_payload
-from vllm_digest.core.config.settings import DeliveryConfig
+from vllm_digest.core.config.delivery import DeliveryConfig
 from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 from vllm_digest.core.sqlmodel.files import schema_files, sql_files
 

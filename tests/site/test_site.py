@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from vllm_digest.testing.pipeline import materialize, report_path, settings_at
+from vllm_digest.testing.pipeline import ROOT, materialize, report_path, settings_at
 from tests.html_helpers import Page, assert_links_sound, local_target
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -137,7 +137,7 @@ def test_site_url_makes_the_feed_links_absolute(site):
 
 
 def test_site_url_must_be_http(make_settings):
-    from vllm_digest.core.config.settings import SettingsError
+    from vllm_digest.core.config.values import SettingsError
     with pytest.raises(SettingsError, match="site URL 'digest.example.org' is not an http"):
         make_settings(VLLM_DIGEST_SITE_URL="digest.example.org")
     assert make_settings(VLLM_DIGEST_SITE_URL="https://d.example.org/s").site_url == "https://d.example.org/s/"
@@ -153,3 +153,20 @@ def test_empty_site_is_valid(make_settings):
     assert root.findall(f"{ATOM}entry") == [] and RFC3339.match(root.find(f"{ATOM}updated").text)
     assert "还没有生成任何日报。" in built.index.read_text(encoding="utf-8")
     assert "feed.xml" in Page(built.index.read_text(encoding="utf-8")).hrefs()
+
+
+def test_the_site_renders_its_own_templates_and_only_the_reports_partials():
+    """The site's pages live in site/templates/; of the report's templates it reaches only the shared
+    partials (a leading underscore), through report/render.py, never a page of the report's own."""
+    import jinja2
+
+    from vllm_digest.site.pages import render_page
+
+    site_templates = {p.name for p in (ROOT / "vllm_digest" / "site" / "templates").iterdir()}
+    assert {"site_index.html.j2", "feed_entry.html.j2"} <= site_templates
+    assert not site_templates & {p.name for p in (ROOT / "vllm_digest" / "report" / "templates").iterdir()}
+    for page in ("report.html.j2", "weekly.html.j2"):
+        with pytest.raises(jinja2.TemplateNotFound):
+            render_page(page)
+    entry = render_page("feed_entry.html.j2", summaries=[{"lang": "x", "text": "<b>"}], hot=[])
+    assert entry == '<p lang="x">&lt;b&gt;</p>\n'

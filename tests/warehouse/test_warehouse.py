@@ -205,7 +205,7 @@ def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
 
 def test_long_range_metadata_summarises_rows_instead_of_a_dict_per_day(make_settings):
     from vllm_digest.core.calendar import PER_DAY_METADATA_MAX_DAYS
-    from vllm_digest.warehouse.assets import rows_metadata
+    from vllm_digest.core.sqlmodel.assets import rows_metadata
 
     settings = make_settings()
     first = dt.date(2026, 3, 1)

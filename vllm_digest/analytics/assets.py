@@ -7,9 +7,9 @@ import dagster as dg
 from vllm_digest.analytics.build import ANALYTICS_MODELS, REF_MODELS, build_analytics, build_taxonomy_rules
 from vllm_digest.core.calendar import daily_partitions
 from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.sqlmodel.assets import build_layer_asset
 from vllm_digest.core.taxonomy.loader import Taxonomy, taxonomy_from_settings
 from vllm_digest.core.taxonomy.selection import SelectionWeights, load_selection_weights
-from vllm_digest.warehouse.assets import build_layer_asset
 
 
 def build_repo_assets(repo: RepoRef, settings: Settings, taxonomy: Taxonomy, partitions_def,

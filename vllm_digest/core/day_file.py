@@ -1,8 +1,9 @@
 """The ``<day>.json`` file the report stage writes beside each day's pages (window, counts, lists,
-summary, hot items, topics, key changes), as its readers check it: the site lists the days from
-these files and delivery sends them, both without the warehouse. One definition of what a valid
-file holds, so the two readers cannot drift apart. A file that is not what the report writes is an
-``error`` (the reader's own class) naming its path and the bad value."""
+summary, hot items, topics, key changes): how it is written (``dump``) and how its readers check it.
+The site lists the days from these files and delivery sends them, both without the warehouse. One
+definition of what a valid file holds, so the writer and the two readers cannot drift apart. A file
+that is not what the report writes is an ``error`` (the reader's own class) naming its path and the
+bad value."""
 
 from __future__ import annotations
 
@@ -12,7 +13,26 @@ from pathlib import Path
 
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.config.settings import RepoRef
-def fail(error: type[ValueError], path: Path, what: str, value) -> ValueError:
+
+
+class DayFileError(ValueError):
+    """A ``<day>.json`` about to be written is not one its readers would accept (a fault of the writer)."""
+
+
+def dump(doc: dict) -> str:
+    """The file's text: ``doc`` as indented UTF-8 JSON, checked first as the readers check it (window,
+    counts, headlines), so the report never writes a file the site or delivery would refuse."""
+    where = f"<day>.json of {doc.get('repo')} {doc.get('day')}"
+    for key in ("start", "end"):
+        window_moment(where, doc, key, DayFileError)
+    counts(where, doc, DayFileError)
+    headlines(where, doc, DayFileError)
+    text = json.dumps(doc, ensure_ascii=False, indent=2)
+    # titles travel in it: escaped like this, the file stays inert even when pasted into HTML
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
+
+
+def fail(error: type[ValueError], path: Path | str, what: str, value) -> ValueError:
     return error(f"{path}: {what} (found {value!r:.200})")
 
 
@@ -34,7 +54,7 @@ def load(path: Path, day: str, repo: RepoRef, error: type[ValueError]) -> dict:
     return doc
 
 
-def window_moment(path: Path, doc: dict, key: str, error: type[ValueError]) -> dt.datetime:
+def window_moment(path: Path | str, doc: dict, key: str, error: type[ValueError]) -> dt.datetime:
     """``window.start`` or ``window.end``: an ISO 8601 time with its UTC offset."""
     value = (doc.get("window") or {}).get(key)
     try:
@@ -46,7 +66,7 @@ def window_moment(path: Path, doc: dict, key: str, error: type[ValueError]) -> d
     return moment
 
 
-def counts(path: Path, doc: dict, error: type[ValueError]) -> dict[str, int]:
+def counts(path: Path | str, doc: dict, error: type[ValueError]) -> dict[str, int]:
     """The five counts, each a non-negative integer."""
     found = doc.get("counts")
     if not isinstance(found, dict):
@@ -69,7 +89,7 @@ def failed_checks(doc: dict) -> tuple[str, ...]:
     return tuple(str(name) for name in found) if isinstance(found, list) else ()
 
 
-def headlines(path: Path, doc: dict, error: type[ValueError]) -> dict[str, str]:
+def headlines(path: Path | str, doc: dict, error: type[ValueError]) -> dict[str, str]:
     """``headline``: language -> the day's top story in one line, as the report wrote it (untrusted text: each
     reader makes it safe for its output). A file written before the headline existed has none: {}."""
     found = doc.get("headline", {})

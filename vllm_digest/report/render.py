@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 from pathlib import Path
 
 import jinja2
 
+from vllm_digest.core import day_file
 from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.text.markdown_safe import md_inline
 from vllm_digest.report.model import DayReport
@@ -96,9 +96,7 @@ def summary_json(reports: tuple[DayReport, ...]) -> str:
         ],
         "key_changes": [{"number": e.number, "kind": e.kind, "title": e.title} for g in changes for e in g.items],
     }
-    text = json.dumps(doc, ensure_ascii=False, indent=2)
-    # titles travel in it: escaped like this, the file stays inert even when pasted into HTML
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
+    return day_file.dump(doc)
 
 
 def write_report(settings: Settings, repo: RepoRef, reports: tuple[DayReport, ...]) -> dict[str, Path]:
@@ -113,3 +111,22 @@ def write_report(settings: Settings, repo: RepoRef, reports: tuple[DayReport, ..
         written[f"{lang}.html"] = atomic_write_text(folder / f"{day}.{lang}.html", html)
     written["json"] = atomic_write_text(folder / f"{day}.json", summary_json(reports))
     return written
+
+
+class _Partials(jinja2.BaseLoader):
+    """The report's templates whose name starts with ``_`` (the page head, its style, the blocks and the
+    narrative body they use); a page of the report itself is no partial and is not found."""
+
+    def __init__(self) -> None:
+        self._templates = jinja2.PackageLoader("vllm_digest.report", "templates")
+
+    def get_source(self, environment: jinja2.Environment, template: str):
+        if not template.startswith("_"):
+            raise jinja2.TemplateNotFound(template)
+        return self._templates.get_source(environment, template)
+
+
+def shared_partials() -> jinja2.BaseLoader:
+    """A loader of the report's shared partials, for another stage's pages (the site's) to look like the
+    report's: that stage's environment puts it after its own templates."""
+    return _Partials()

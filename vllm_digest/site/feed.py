@@ -13,9 +13,10 @@ import uuid
 import xml.etree.ElementTree as ET
 
 from vllm_digest.report.build import item_url
-from vllm_digest.report.render import relative_href, render_html_template
+from vllm_digest.report.render import relative_href
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.site.catalog import ReportDay, ReportWeek
+from vllm_digest.site.pages import render_page
 
 ATOM = "http://www.w3.org/2005/Atom"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
@@ -64,7 +65,7 @@ def entry_content(settings: Settings, day: ReportDay) -> str:
         for h in day.hot
     ]
     summaries = [{"lang": lang, "text": day.summary[lang]} for lang in settings.languages if lang in day.summary]
-    return render_html_template("feed_entry.html.j2", summaries=summaries, hot=hot)
+    return render_page("feed_entry.html.j2", summaries=summaries, hot=hot)
 
 
 def week_entry_id(settings: Settings, repo: RepoRef, week: str) -> str:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from vllm_digest.report.charts import COUNT_COLORS, count_series, counts_chart
-from vllm_digest.report.render import relative_href, render_html_template
+from vllm_digest.report.render import relative_href
 from vllm_digest.core.config.settings import Settings
 from vllm_digest.site.catalog import ReportDay, ReportWeek
+from vllm_digest.site.pages import render_page
 
 
 def _day_row(settings: Settings, day: ReportDay) -> dict:
@@ -60,4 +61,4 @@ def index_context(settings: Settings, catalog: dict, weekly: dict | None = None)
 
 
 def index_html(settings: Settings, catalog: dict, weekly: dict | None = None) -> str:
-    return render_html_template("site_index.html.j2", **index_context(settings, catalog, weekly))
+    return render_page("site_index.html.j2", **index_context(settings, catalog, weekly))

@@ -31,7 +31,8 @@ from vllm_digest.ingest.sample import embedded_sample_root, load_sample
 UTC = dt.timezone.utc
 
 
-def _t(text: str | None) -> dt.datetime | None:
+def github_moment(text: str | None) -> dt.datetime | None:
+    """A GitHub time (``2026-03-22T03:39:00Z``) as an aware datetime; None for none."""
     if not text:
         return None
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
@@ -64,7 +65,8 @@ class Dataset:
         )
 
     def latest(self) -> dt.datetime:
-        times = [_t(e["created_at"]) for e in self.events] + [_t(i["created_at"]) for i in self.items.values()]
+        times = ([github_moment(e["created_at"]) for e in self.events]
+                 + [github_moment(i["created_at"]) for i in self.items.values()])
         return max(times) if times else dt.datetime.now(UTC)
 
     def as_of(self, now: dt.datetime) -> "Dataset":
@@ -76,30 +78,30 @@ class Dataset:
         and reopened events up to ``now`` and its ``updated_at`` from its last activity up to it.
         """
         def upto(rows, key="created_at"):
-            return [r for r in rows if (_t(r.get(key) or r.get("created_at")) or now) <= now]
+            return [r for r in rows if (github_moment(r.get(key) or r.get("created_at")) or now) <= now]
 
-        events = [e for e in self.events if _t(e["created_at"]) <= now]
+        events = [e for e in self.events if github_moment(e["created_at"]) <= now]
         comments, review_comments = upto(self.comments), upto(self.review_comments)
         reviews = upto(self.reviews, "submitted_at")
         last: dict[int, dt.datetime] = {}
         toggles: dict[int, list[tuple[dt.datetime, str]]] = {}
         for e in events:
-            n, at = e["issue"]["number"], _t(e["created_at"])
+            n, at = e["issue"]["number"], github_moment(e["created_at"])
             last[n] = max(last.get(n, at), at)
             if e["event"] in ("closed", "reopened"):
                 toggles.setdefault(n, []).append((at, e["event"]))
         for c in comments + review_comments:
             tail = (c.get("issue_url") or c.get("pull_request_url") or "").rstrip("/").rsplit("/", 1)[-1]
             if tail.isdigit():
-                at = _t(c["created_at"])
+                at = github_moment(c["created_at"])
                 last[int(tail)] = max(last.get(int(tail), at), at)
         items = {}
         for n, item in self.items.items():
-            created = _t(item["created_at"])
+            created = github_moment(item["created_at"])
             if created > now:
                 continue
-            closed, updated = _t(item.get("closed_at")), _t(item.get("updated_at")) or created
-            merged = _t((item.get("pull_request") or {}).get("merged_at"))
+            closed, updated = github_moment(item.get("closed_at")), github_moment(item.get("updated_at")) or created
+            merged = github_moment((item.get("pull_request") or {}).get("merged_at"))
             if all(m is None or m <= now for m in (closed, merged, updated)):
                 items[n] = item
                 continue
@@ -182,7 +184,7 @@ def _bound(text: str, upper: bool) -> tuple[dt.datetime, bool]:
     if len(text) == 10:
         day = dt.datetime.fromisoformat(text).replace(tzinfo=UTC)
         return (day + dt.timedelta(days=1), False) if upper else (day, True)
-    moment = _t(text)
+    moment = github_moment(text)
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment, True
@@ -211,7 +213,9 @@ def _range_predicate(spec: str):
         return between(None, True, *_bound(spec[2:], True))
     if spec.startswith(">"):
         text = spec[1:]
-        return between(*_bound(text, True), None, True) if len(text) == 10 else between(_t(text), False, None, True)
+        if len(text) == 10:
+            return between(*_bound(text, True), None, True)
+        return between(github_moment(text), False, None, True)
     if spec.startswith("<"):
         text = spec[1:]
         return between(None, True, _bound(text, False)[0], False)
@@ -341,7 +345,7 @@ class GitHubEmulator:
         d = self.view()
         if rest == "/issues/events":
             horizon = self.now - dt.timedelta(days=self.events_horizon_days)
-            rows = [e for e in d.events if horizon <= _t(e["created_at"])]
+            rows = [e for e in d.events if horizon <= github_moment(e["created_at"])]
             rows.sort(key=lambda e: (e["created_at"], e["id"]), reverse=True)
             rows = [{**e, "issue": d.items.get(e["issue"]["number"], e["issue"])} for e in rows]
             return self._paged(rows, q)
@@ -370,9 +374,9 @@ class GitHubEmulator:
         return 404, {"message": "Not Found"}, None, None
 
     def _since_sorted(self, rows, q, default_sort, default_dir, default_state=None):
-        since = _t(q.get("since"))
+        since = github_moment(q.get("since"))
         if since is not None:
-            rows = [r for r in rows if _t(r.get("updated_at") or r.get("created_at")) >= since]
+            rows = [r for r in rows if github_moment(r.get("updated_at") or r.get("created_at")) >= since]
         # the issues list serves open items unless asked otherwise, as GitHub's does; comments have no state
         state = q.get("state", default_state) if default_state else "all"
         if state != "all":
@@ -410,7 +414,7 @@ class GitHubEmulator:
                 ok = True
                 for name, pred in preds:
                     value = (item.get("pull_request") or {}).get("merged_at") if name == "merged" else item.get(_RANGE_FIELDS[name])
-                    ok = ok and pred(_t(value))
+                    ok = ok and pred(github_moment(value))
                 if ok:
                     rows.append(item)
         sort_key = "updated_at" if q.get("sort") == "updated" else "created_at"

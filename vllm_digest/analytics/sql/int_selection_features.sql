@@ -1,7 +1,7 @@
 -- int_selection_features: the explainable features the selection models score (mart_key_changes,
 -- mart_notable_issues), one row per (item of the day's five lists, feature) with a non-zero value. The
--- weights are fitted on the sample's labelled days by `python -m bench.fit_selection` and bound from
--- vllm_digest/taxonomy/selection_weights.json; a feature the source cannot know (author association or size
+-- weights are fitted on the sample's labelled days by `python -m tools.editorial.fit_selection` and bound from
+-- vllm_digest/core/taxonomy/selection_weights.json; a feature the source cannot know (author association or size
 -- on the embedded sample, bodies) is simply absent, so it adds nothing rather than a guess.
 --   merged, opened, still_open (at the window's end), closed_unmerged, is_issue   what happened to it in the window
 --   tag_substantive  a title tag of a substantive change (core, feature, perf, kernel, model, moe, mrv2,

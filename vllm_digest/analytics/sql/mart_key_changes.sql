@@ -2,7 +2,7 @@
 -- (change_status 'merged') and PRs opened in it that are not merged yet ('opened'). Junk (int_item_junk:
 -- fork syncs, empty titles, PRs their author closed within minutes) is left out.
 -- key_score = $key_bias + sum(weight * value) over the item's int_selection_features, the weights bound from
---             vllm_digest/taxonomy/selection_weights.json (fitted by `python -m bench.fit_selection` on the
+--             vllm_digest/core/taxonomy/selection_weights.json (fitted by `python -m tools.editorial.fit_selection` on the
 --             sample's labelled days); score_parts keeps each non-zero weight * value, largest first.
 -- key_probability = the logistic of key_score: the model's chance the original editor would pick it.
 -- key_rank: 1 = most important. A typo-sized PR (typo_sized: known size of at most 4 lines, or a typo title)

@@ -2,7 +2,7 @@
 -- bug report, an RFC, a PR proposing something new), scored by a fitted logistic model. Items closed for
 -- staleness and junk (int_item_junk) are left out.
 -- notable_score = $notable_bias + sum(weight * value) over the item's int_selection_features, the weights bound
---                 from vllm_digest/taxonomy/selection_weights.json (fitted by `python -m bench.fit_selection`);
+--                 from vllm_digest/core/taxonomy/selection_weights.json (fitted by `python -m tools.editorial.fit_selection`);
 --                 score_parts keeps each non-zero weight * value, largest first.
 -- notable_probability = the logistic of notable_score.
 -- notable_rank: 1 = most notable; ties broken by the newer item. A CI failure report (ci_failure: an issue filed

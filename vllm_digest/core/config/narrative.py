@@ -1,21 +1,35 @@
 """Configuration of the narrative layer: the one parser of its values.
 
-``vllm_digest.core.config.settings`` feeds it the ``[narrative]`` table of the config file
-with the ``VLLM_DIGEST_LLM_*`` environment variables over it; the Dagster
-resource feeds it the resource's fields. With no base URL the layer is off and
-nothing else in the run changes.
+``narrative_from_table`` reads the ``[narrative]`` table of the config file with the
+``VLLM_DIGEST_LLM_*`` environment variables over it (``vllm_digest.core.config.settings`` calls it);
+the Dagster resource feeds ``NarrativeConfig.from_values`` the resource's fields. With no base URL
+the layer is off and nothing else in the run changes.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Mapping
 from urllib.parse import urlsplit, urlunsplit
+
+from vllm_digest.core.config.values import SettingsError
 
 ENV_PREFIX = "VLLM_DIGEST_LLM_"
 # the settings each source spells its own way: VLLM_DIGEST_LLM_<NAME>, a file key, a resource field
 FIELDS = ("BASE_URL", "MODEL", "API_KEY", "TIMEOUT", "MAX_TOKENS", "TEMPERATURE", "REFRESH", "RETRY_REJECTED")
+# [narrative] file key -> the narrative config's own name (VLLM_DIGEST_LLM_<NAME> in the environment);
+# the API key has no file key: a secret is read from the environment only
+_FILE_KEYS = {
+    "base_url": "BASE_URL",
+    "model": "MODEL",
+    "timeout": "TIMEOUT",
+    "max_tokens": "MAX_TOKENS",
+    "temperature": "TEMPERATURE",
+    "refresh": "REFRESH",
+    "retry_rejected": "RETRY_REJECTED",
+}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
 
@@ -137,3 +151,38 @@ def _flag(values: Mapping[str, str], label: Mapping[str, str], name: str) -> boo
     raise NarrativeConfigError(
         f"{label[name]} {values.get(name)!r} is not a boolean (1/0, true/false, yes/no, on/off)"
     )
+
+
+def narrative_from_table(table, env: Mapping[str, str], path: Path | None) -> NarrativeConfig:
+    """The ``[narrative]`` table with ``VLLM_DIGEST_LLM_*`` over it, parsed by
+    ``NarrativeConfig.from_values``; an empty variable overrides the file too (``..._BASE_URL=`` turns it off)."""
+    if not isinstance(table, dict):
+        raise SettingsError(f"narrative {table!r} must be a table ([narrative] in the config file)")
+    where = f" (in {str(path)!r})" if path else ""
+    if "api_key" in table:
+        raise SettingsError(
+            f"narrative.api_key{where}: the API key is read only from the environment "
+            f"({ENV_PREFIX}API_KEY), never from a file"
+        )
+    unknown = set(table) - set(_FILE_KEYS)
+    if unknown:
+        raise SettingsError(
+            f"[narrative]{where} has unknown key(s) {sorted(unknown)}; known keys: {sorted(_FILE_KEYS)}"
+        )
+    values = {_FILE_KEYS[k]: v for k, v in table.items()}
+    names = {_FILE_KEYS[k]: f"narrative.{k}{where}" for k in table}
+    for name in FIELDS:
+        if ENV_PREFIX + name in env:
+            values[name] = env[ENV_PREFIX + name]
+            names.pop(name, None)
+    try:
+        config = NarrativeConfig.from_values(values, names)
+    except NarrativeConfigError as exc:
+        raise SettingsError(str(exc)) from None
+    if config.url_has_credentials:
+        # the base URL is shown in the Dagster UI and recorded as the provider
+        raise SettingsError(
+            f"{names.get('BASE_URL', ENV_PREFIX + 'BASE_URL')} carries credentials (user:password@); "
+            f"put the key in {ENV_PREFIX}API_KEY instead"
+        )
+    return config

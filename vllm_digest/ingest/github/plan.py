@@ -46,13 +46,15 @@ Plan (``events`` semantics, the normal case), with its cost in requests:
    (``/pulls/{n}`` for PRs merged in the window). Labels, author, draft and
    merged_at already come with the issue objects.
 5. Optional, off by default (``max_user_requests``): the profiles of the day's
-   item authors (``/users/{login}``, ``ingest/people.py``), each asked once and
-   then monthly with its ETag; a steady day asks only its new authors'.
+   item authors (``/users/{login}``, ``enrich.py`` with the cache of ``people.py``),
+   each asked once and then monthly with its ETag; a steady day asks only its new authors'.
 6. Optional, off by default (``max_file_requests``, at most 20): the files of the
-   day's key-change and focus candidates (``/pulls/{n}/files``,
-   ``ingest/pr_files.py``): PRs whose title tags or labels name a focus area
+   day's key-change and focus candidates (``/pulls/{n}/files``, ``enrich.py`` with
+   the cache of ``pr_files.py``): PRs whose title tags or labels name a focus area
    first, then PRs merged in the window, then PRs opened in it; a PR unchanged
    since its files were read costs nothing, a changed one a conditional request.
+
+The day's manifest (what it cost, how it was counted) is assembled by ``manifest.py``.
 
 Every page is asked with ``per_page=100``, the most GitHub serves. A busy vLLM
 day costs at least ceil(events/100) + ceil(comments/100) + ceil(open items
@@ -71,41 +73,32 @@ way, and the day is marked incomplete: what it served is not the truth.
 from __future__ import annotations
 
 import datetime as dt
-import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
-from urllib.parse import unquote, urlsplit
-
-from vllm_digest.ingest.github.client import (
-    CachedResponse,
-    GitHubClient,
-    GitHubError,
-    PageTrail,
-    PaginationLimitedError,
-    PagingError,
-)
+from vllm_digest.core.calendar import DayWindow
+from vllm_digest.core.config.settings import RepoRef
+from vllm_digest.core.vocabulary import DayPayload
+from vllm_digest.ingest.github.client import GitHubClient, PageTrail, PaginationLimitedError, PagingError
 from vllm_digest.ingest.github.endpoints import (
     Page,
     fetch_issue_comments,
     fetch_issue_events_page,
     fetch_issues,
     fetch_pull,
-    fetch_pull_files,
     fetch_pull_reviews,
     fetch_review_comments,
     fetch_search_issues,
-    fetch_user,
 )
-from vllm_digest.ingest.github.people import PeopleCache, profile_of
-from vllm_digest.ingest.github.pr_files import FilesCache, file_rows, title_tags
+from vllm_digest.ingest.github.enrich import CachedPages, author_profiles, pr_files
+from vllm_digest.ingest.github.manifest import RequestMark, day_manifest
+from vllm_digest.ingest.github.people import PeopleCache
+from vllm_digest.ingest.github.pr_files import FilesCache
 from vllm_digest.ingest.github.replay import ReplayCache, compact
 from vllm_digest.ingest.github.rest import number_from_url, parse_time
-from vllm_digest.core.vocabulary import DayPayload, Manifest
-from vllm_digest.core.calendar import DayWindow
-from vllm_digest.core.config.settings import RepoRef
+
 SECOND = dt.timedelta(seconds=1)
 # the sets cross-checked against search (DayPlan.cross_check): set name -> (search qualifiers, the range
 # qualifier, the issue event that puts an item in the set, whether the set holds PRs)
@@ -263,27 +256,6 @@ class _SearchResult:
     undated: int = 0  # of those, items without the time the range reads (see DayPlan.cross_check)
 
 
-_USER_PATH = re.compile(r"/users/([^/]+)$")
-_FILES_PATH = re.compile(r"/pulls/(\d+)/files$")
-
-
-class _ReplayAndPeople:
-    """The client's 304 fallback: a profile's from the people cache, any other page's from the replay."""
-
-    def __init__(self, replay: ReplayCache, people: PeopleCache | None, files: FilesCache | None = None):
-        self.replay, self.people, self.files = replay, people, files
-
-    def get(self, url: str) -> CachedResponse | None:
-        path = urlsplit(url).path
-        user = _USER_PATH.search(path)
-        if user is not None:
-            return self.people.cached_response(unquote(user.group(1))) if self.people is not None else None
-        files = _FILES_PATH.search(path)
-        if files is not None:
-            return self.files.cached_response(int(files.group(1))) if self.files is not None else None
-        return self.replay.get(url)
-
-
 class DayPlan:
     """The requests that land one report day (the module docstring's plan); ``run()`` makes them.
 
@@ -307,7 +279,7 @@ class DayPlan:
         self.options = options or FetchOptions()
         self.people = people
         self.files_cache = files
-        client.cache = _ReplayAndPeople(ReplayCache(previous), people, files)
+        client.cache = CachedPages(ReplayCache(previous), people, files)
         self.replay: dict[str, dict] = {}
         self.reasons: list[str] = []
         self.totals: dict[str, dict] = {}
@@ -572,75 +544,26 @@ class DayPlan:
         return out
 
     def users(self) -> list[dict]:
-        """The profiles of the day's (non-bot) item authors: from the people cache, asking GitHub for
-        those never seen or due for their monthly refresh, at most ``max_user_requests`` a day."""
-        logins = sorted({
-            user["login"] for item in self.items.values()
-            if isinstance(user := item.get("user"), dict) and isinstance(user.get("login"), str)
-            and user.get("type") != "Bot" and not user["login"].endswith("[bot]")
-        })
-        if self.people is None or not logins:
-            return []
-        now = dt.datetime.fromtimestamp(self.server_now or time.time(), dt.timezone.utc)
-        asked = 0
-        out = []
-        for login in logins:
-            if self.people.is_due(login, now) and asked < self.options.max_user_requests:
-                asked += 1
-                try:
-                    page = fetch_user(self.client, login)
-                    self.people.store(login, profile_of(page.data), page.response.etag, now)
-                except GitHubError as exc:
-                    if exc.status != 404:
-                        raise
-                    self.people.store(login, None, None, now)  # a deleted account: asked again next month
-            found = self.people.entry(login)
-            if found and found.get("profile"):
-                out.append({**found["profile"], "fetched_at": found["fetched_at"]})
-        self.notes["user_requests"] = asked
-        return out
-
-    def file_candidates(self, merged: list[int]) -> list[int]:
-        """The PRs whose files are worth asking: focus candidates (a title tag or label the focus areas
-        name), then the PRs merged in the window (the key-change candidates), then those opened in it."""
-        prs = {n: i for n, i in self.items.items() if "pull_request" in i}
-        words = set(self.options.focus_words)
-
-        def is_focus(item: dict) -> bool:
-            labels = {str((lb or {}).get("name", "")).lower() for lb in item.get("labels") or [] if isinstance(lb, dict)}
-            return bool((title_tags(item.get("title")) | labels) & words)
-
-        opened = [n for n, i in prs.items()
-                  if (moment := parse_time(i.get("created_at"))) is not None and self.window.contains(moment)]
-        ordered = [n for n in sorted(prs, reverse=True) if is_focus(prs[n])]
-        ordered += [n for n in sorted(merged, reverse=True) if n in prs]
-        ordered += sorted(opened, reverse=True)
-        return list(dict.fromkeys(ordered))
+        """Step 5: the day's authors' profiles (``enrich.author_profiles``)."""
+        rows, asked = author_profiles(self.client, self.items.values(), self.people, self.server_now,
+                                      self.options.max_user_requests)
+        if asked is not None:
+            self.notes["user_requests"] = asked
+        return rows
 
     def files(self, merged: list[int]) -> list[dict]:
-        """The changed files of the day's candidates (``file_candidates``), at most ``max_file_requests``
-        PRs: from the files cache when the PR has not changed since, else asked (conditionally)."""
-        if self.files_cache is None or self.options.max_file_requests <= 0:
-            return []
-        out: list[dict] = []
-        asked = 0
-        for number in self.file_candidates(merged)[: self.options.max_file_requests]:
-            updated = self.items[number].get("updated_at")
-            found = self.files_cache.entry(number)
-            if not (found and found.get("updated_at") == updated):
-                asked += 1
-                page = fetch_pull_files(self.client, self.repo, number, self.options.per_page)
-                self.files_cache.store(number, page.rows, page.response.etag, updated)
-                found = self.files_cache.entry(number)
-            out.extend(file_rows(number, found["files"]))
-        self.notes["file_requests"] = asked
-        return out
+        """Step 6: the changed files of the day's key-change and focus candidates (``enrich.pr_files``)."""
+        rows, asked = pr_files(self.client, self.repo, self.window, self.items, merged, self.files_cache,
+                               self.options.max_file_requests, self.options.focus_words, self.options.per_page)
+        if asked is not None:
+            self.notes["file_requests"] = asked
+        return rows
 
     # ----------------------------------------------------------------- run
     def run(self) -> DayPayload:
         """Make the day's requests, in the plan's order, and return what they landed."""
         client = self.client
-        first_request, first_304, first_record = client.request_count, client.not_modified_count, len(client.records)
+        mark = RequestMark.of(client)
         events = self.events()
         semantics = "events" if events is not None else "snapshot"
         if events is None:
@@ -670,7 +593,11 @@ class DayPlan:
         users = self.users()
         files = self.files(merged_in_window)
         return DayPayload(
-            manifest=self.manifest(semantics, first_request, first_304, first_record),
+            manifest=day_manifest(
+                client, mark, repo=self.repo, window=self.window, semantics=semantics, reasons=self.reasons,
+                totals=self.totals, cross_check=self.cross_checked, replay=self.replay, options=self.options,
+                notes=self.notes,
+            ),
             issues=sorted(self.items.values(), key=lambda i: i["number"]),
             events=events,
             comments=comments,
@@ -774,44 +701,6 @@ class DayPlan:
                 for item in self.search_set(name, qualifier, "created"):
                     self._keep_item(item)
 
-    def manifest(self, semantics: str, first_request: int, first_304: int, first_record: int) -> Manifest:
-        """How the day was landed: the requests made since ``first_*``, the totals, the replay records."""
-        client, options = self.client, self.options
-        records = client.records[first_record:]
-        counted: dict[str, int] = {}
-        for r in records:
-            if not r.not_modified:
-                counted[r.resource] = counted.get(r.resource, 0) + 1
-        search_budget = client.budgets.get("search")
-        return Manifest(
-            source="github",
-            repo=self.repo.full_name,
-            day=self.window.key,
-            window_start=self.window.start.isoformat(),
-            window_end=self.window.end.isoformat(),
-            semantics=semantics,
-            complete=not self.reasons,
-            incomplete_reasons=list(self.reasons),
-            request_count=client.request_count - first_request,
-            not_modified_count=client.not_modified_count - first_304,
-            totals=self.totals,
-            cross_check=self.cross_checked,
-            details={
-                "api_url": client.api_url,
-                "rate_limited_requests": counted,
-                "rate_limit_remaining": client.rate_limit_remaining,
-                "search_rate_limit_remaining": search_budget.remaining if search_budget is not None else None,
-                "fetched_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                "etags": {url: rec["etag"] for url, rec in self.replay.items()},
-                "replay": self.replay,
-                "requests": [
-                    {"path": r.path, "status": r.status, "not_modified": r.not_modified, "attempt": r.attempts}
-                    for r in records
-                ],
-                "options": {k: getattr(options, k) for k in options.__dataclass_fields__},
-                **self.notes,
-            },
-        )
 
 
 _FETCH_KEYS = set(FetchOptions.__dataclass_fields__)

@@ -8,7 +8,7 @@ CREATE OR REPLACE MACRO is_bot(login, account_type) AS (
 );
 
 -- Every column says what it holds in its trailing "-- " comment (a line of only "-- " continues it): the
--- Dagster UI shows these as the tables' column descriptions (vllm_digest/warehouse/schema.py reads them).
+-- Dagster UI shows these as the tables' column descriptions (vllm_digest/core/sqlmodel/schema.py reads them).
 
 -- stg_fetch_manifest: how each day was landed (source, event or snapshot semantics, completeness, request counts).
 CREATE TABLE IF NOT EXISTS stg_fetch_manifest (

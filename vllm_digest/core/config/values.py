@@ -1,0 +1,27 @@
+"""What every part of the configuration shares: its error, and the value checks more than one part uses.
+
+The settings (``settings.py``), the ``[delivery]`` table (``delivery.py``) and the ``[narrative]`` table
+(``narrative.py``) each raise ``SettingsError``; it lives here, below all three, so none of them imports
+another to raise it.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+class SettingsError(ValueError):
+    """A configuration value is unusable; the message names it."""
+
+
+def parse_http_url(value: str, name: str = "GitHub API URL") -> str:
+    if not re.match(r"^https?://[^\s/]+(/[^\s]*)?$", value):
+        raise SettingsError(f"{name} {value!r} is not an http(s) URL")
+    return value.rstrip("/")
+
+
+def parse_int(value, name: str, low: int, high: int) -> int:
+    text = str(value).strip()
+    if isinstance(value, bool) or not re.fullmatch(r"\d+", text) or not low <= int(text) <= high:
+        raise SettingsError(f"{name} {value!r} is not a whole number from {low} to {high}")
+    return int(text)
