@@ -19,6 +19,7 @@ from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import DayWindow, utc_offset_label
 from vllm_digest.report.charts import build_charts
 from vllm_digest.report.data import DayData, gather
+from vllm_digest.core.text.limits import HEADLINE_CHARS
 from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import DayReport, Fetch, Listed, Window
 from vllm_digest.report.queries import DayBatch
@@ -27,8 +28,6 @@ from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.taxonomy.loader import FocusArea, TaxonomyError, taxonomy_from_settings
 from vllm_digest.warehouse.checks import failing_checks
 
-# the day's headline: one line, short enough for an e-mail subject
-HEADLINE_CHARS = 160
 
 
 def local_label(moment: dt.datetime, settings: Settings) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vllm_digest.core.text.limits import FIGURE_CHARS
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.report.queries import HOTNESS_PARTS, LIMITS
 from vllm_digest.core.taxonomy.loader import NAME_FIELDS
@@ -175,10 +176,6 @@ def key_changes(found: list[dict], items) -> list[dict]:
                        status=lambda r: r["change_status"], why=selection_why,
                        figure=lambda r: figure_phrase(r["test_result"], r["result_figures"]),
                        fixes=lambda r: [dict(f) for f in r["fixes"] or []])
-
-
-# a reported figure is quoted with at most this much of its sentence around it
-FIGURE_CHARS = 90
 
 
 def figure_phrase(test_result: str | None, figures) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from vllm_digest.report.data import DayData
+from vllm_digest.core.text.limits import WHAT_CHARS
 from vllm_digest.core.text.markdown_safe import plain_inline
 from vllm_digest.report.model import DayReport
 from vllm_digest.report.sections import (
@@ -31,7 +32,6 @@ from vllm_digest.report.sections import (
     thread_digest,
 )
 from vllm_digest.core.taxonomy.loader import FocusArea
-from vllm_digest.warehouse.bodies import WHAT_CHARS
 
 _REF = re.compile(r"#(\d+)\b")
 SUMMARY_TOPICS = 3

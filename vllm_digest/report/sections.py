@@ -15,14 +15,13 @@ from typing import Callable
 from vllm_digest.analytics.picks import (DISCUSSION_MIN_COMMENTS, DISCUSSION_MIN_PEOPLE, FOLLOW_UP_DAYS,
                                          FOLLOW_UPS_SHOWN, STORY_LIMITS)
 from vllm_digest.core.i18n import Catalog
-from vllm_digest.report.data import FIGURE_CHARS, DayData
+from vllm_digest.report.data import DayData
 from vllm_digest.core.text.gist import excerpt
+from vllm_digest.core.text.limits import FIGURE_CHARS, FIXED_TITLE_CHARS, LEAD_CHARS, TOUCHES, WHAT_CHARS
 from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.model import Chart, Comment, Group, Item, Link, Part, Quote, Section, joined
 from vllm_digest.core.taxonomy.loader import FocusArea
-from vllm_digest.warehouse.bodies import WHAT_CHARS
 
-LEAD_CHARS = 2000
 # GitHub attributes what a deleted account wrote to its stand-in user "ghost"; some payloads carry no
 # user at all for such an author. The warehouse keeps the null (nothing was received); the report
 # prints the stand-in, so such an item reads like any other ("by ghost"), never "by " and a blank.
@@ -96,10 +95,6 @@ def why_lines(item: dict, t: Catalog) -> tuple[str, tuple[str, ...]]:
         for p in why["parts"])
     return (t("why.summary", score=why["score"], probability=why["probability"]),
             (t("why.base", points=float(why["base"])), *parts))
-
-
-# at most this many code areas in "touches: ..."
-TOUCHES = 3
 
 
 def touches(item: dict, w: Wording) -> str:
@@ -526,10 +521,6 @@ def _topics(data: DayData, w: Wording) -> _Body:
     # the catalog's lead_topics starts with the language's own sentence gap
     lead = t("hot.lead") + (t("hot.lead_topics", days=days) if topics else "")
     return _Body(lead, tuple(groups))
-
-
-# how much of an issue's title "fixes #N: title" quotes
-FIXED_TITLE_CHARS = 90
 
 
 def substance(item: dict, w: Wording) -> list:
