@@ -102,7 +102,7 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
     if lists is None:
         lists = listed_sets(data, settings, repo)
     manifest = data.manifest
-    wording = Wording(t, featured_focus(settings), url_for, day_href(language))
+    wording = Wording(t, featured_focus(settings), url_for, day_href(language), taxonomy_from_settings(settings).picks)
     return DayReport(
         repo=repo.full_name,
         display_name=settings.display_name(repo),
@@ -139,7 +139,7 @@ def build_reports(
     """Every day of ``windows``, each as its reports in ``settings.languages`` order. The report
     queries run once for all the days (a range run reads each table once, not once a day).
     ``progress(done, total)`` is called after each day (the asset logs it)."""
-    batch = DayBatch(con, repo.full_name, [w.key for w in windows])
+    batch = DayBatch(con, repo.full_name, [w.key for w in windows], taxonomy_from_settings(settings).picks)
     # the same checks as the warehouse step's, asked again here: a day that fails one says so in its report
     failed = failing_checks(con, repo.full_name, [w.key for w in windows])
     out = []

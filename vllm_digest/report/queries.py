@@ -14,14 +14,9 @@ from typing import Callable, Sequence
 
 import duckdb
 
-from vllm_digest.analytics.picks import SELECTION_LIMITS
 from vllm_digest.core.sqlmodel.files import bind, read_sql
 
 HISTORY_DAYS = 30
-# what the sections list: hot discussions, topics, ranked changes and issues, the hotness chart's bars,
-# the threads (an issue and its PRs) named under a topic, the most active PR authors
-# (the sections' limits are the analytics' SELECTION_LIMITS, so mart_section_picks records what the report shows)
-LIMITS = {**SELECTION_LIMITS, "parts_limit": 5, "top_authors": 3}
 # mart_item_hotness: the stored parts of each score, in the order a chart stacks them
 HOTNESS_PARTS = (
     "comments_points", "participants_points", "reviews_points",
@@ -109,11 +104,12 @@ def rows_per_day(con: duckdb.DuckDBPyConnection, name: str, values: dict,
 class DayBatch:
     """Every report query, run once for a set of days; ``day(d)`` slices out one day."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, repo: str, days: Sequence[str]):
+    def __init__(self, con: duckdb.DuckDBPyConnection, repo: str, days: Sequence[str], picks: dict):
+        """``picks``: the taxonomy's selection parameters (``Taxonomy.picks``; the 📈 section's top_authors)."""
         ordered = sorted(set(days))
         self.days = set(ordered)
         values = {"repo": repo, "days": ordered, "first": ordered[0], "last": ordered[-1],
-                  "history_days": HISTORY_DAYS, **LIMITS}
+                  "history_days": HISTORY_DAYS, **picks}
         self.by_query = {name: rows_per_day(con, name, values, keep) for name, keep in QUERIES.items()}
         for name, sources in NAMED_QUERIES.items():
             pairs = sorted({(day, n) for query, numbers in sources

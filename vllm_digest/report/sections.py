@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from vllm_digest.analytics.picks import (DISCUSSION_MIN_COMMENTS, DISCUSSION_MIN_PEOPLE, FOLLOW_UP_DAYS,
-                                         FOLLOW_UPS_SHOWN, STORY_LIMITS)
 from vllm_digest.core.i18n import Catalog
 from vllm_digest.report.data import DayData
 from vllm_digest.core.text.gist import excerpt
@@ -52,6 +50,9 @@ class Wording:
     url_for: Callable[[str, int], str]
     # (day, "md" | "html") -> the relative address of that day's report in this language (build.day_href)
     day_href: Callable[[str, str], str]
+    # the taxonomy's selection parameters (Taxonomy.picks): the marts made the cuts with them, the wording
+    # names them (a discussion's least comments and people, the follow-ups' look-back)
+    picks: dict
 
     @property
     def names(self) -> str:
@@ -362,14 +363,15 @@ def side_quote(e: SideExcerpt, t: Catalog) -> Comment:
 
 
 def _discussions(data: DayData, w: Wording) -> _Body:
-    """The items people discussed in the window (mart_section_picks: at least DISCUSSION_MIN_COMMENTS comments
-    from DISCUSSION_MIN_PEOPLE people), hottest first. A source without comment threads cannot tell a discussion
+    """The items people discussed in the window (mart_section_picks: at least the taxonomy's
+    discussion_min_comments comments from discussion_min_people people), hottest first. A source without comment threads cannot tell a discussion
     from a monologue: one line says so and nothing is listed."""
     t = w.t
+    least = {"comments": w.picks["discussion_min_comments"], "people": w.picks["discussion_min_people"]}
     if not has_comment_threads(data):
         return _Body(t("discussions.no_threads"))
     if not data.hot:
-        return _Body(t("discussions.none", comments=DISCUSSION_MIN_COMMENTS, people=DISCUSSION_MIN_PEOPLE))
+        return _Body(t("discussions.none", comments=least["comments"], people=least["people"]))
     entries = []
     for i in data.hot:
         digest = thread_digest(data, i)
@@ -381,7 +383,7 @@ def _discussions(data: DayData, w: Wording) -> _Body:
         if digest.first_response_hours is not None:
             meta.append(t("discussions.first_response", hours=f"{digest.first_response_hours:.1f}"))
         entries.append(_entry(i, w, meta, tuple(side_quote(e, t) for e in digest.excerpts)))
-    return _Body(t("discussions.lead", comments=DISCUSSION_MIN_COMMENTS, people=DISCUSSION_MIN_PEOPLE),
+    return _Body(t("discussions.lead", comments=least["comments"], people=least["people"]),
                  (Group("", tuple(entries)),))
 
 
@@ -467,20 +469,20 @@ def day_headline(data: DayData, w: Wording) -> str:
     return ""
 
 
-def story_why(story: dict, t: Catalog) -> str:
+def story_why(story: dict, t: Catalog, story_history_days: int) -> str:
     """A story's evidence: its size against its entity's usual daily volume on the earlier built days."""
     days, items = int(story.get("history_days") or 0), int(story["items"])
     if story.get("usual_items") is None:  # the days before are not all built: nothing is compared
-        return t("hot.why_no_history", items=items, window=STORY_LIMITS["story_history_days"], days=days)
+        return t("hot.why_no_history", items=items, window=story_history_days, days=days)
     if not story["usual_items"]:
         return t("hot.why_new", items=items, days=days)
     return t("hot.why_usual", items=items, usual=float(story["usual_items"]), days=days,
              surprise=float(story["surprise"] or 0), score=float(story["story_score"] or 0))
 
 
-def hot_topics(data: DayData) -> list[dict]:
-    """The topics 🔥 lists after its stories: as many as fit in HOT_GROUPS groups (mart_section_picks' rule)."""
-    return list(data.topics)[:max(0, STORY_LIMITS["hot_groups"] - len(data.stories))]
+def hot_topics(data: DayData, hot_groups: int) -> list[dict]:
+    """The topics 🔥 lists after its stories: as many as fit in ``hot_groups`` groups (mart_section_picks' rule)."""
+    return list(data.topics)[:max(0, hot_groups - len(data.stories))]
 
 
 def _story_group(data: DayData, story: dict, w: Wording) -> Group:
@@ -488,7 +490,7 @@ def _story_group(data: DayData, story: dict, w: Wording) -> Group:
     entries = [_entry(data.items[n], w, "", gist="") for n in story["shown"] if n in data.items]
     more = int(story["items"]) - len(entries)
     return Group(story_headline(story, t) + (f" {t('hot.more', count=more)}" if more > 0 else ""),
-                 tuple(entries), why=plain_inline(story_why(story, t), LEAD_CHARS), why_label=t("hot.why_label"))
+                 tuple(entries), why=plain_inline(story_why(story, t, w.picks["story_history_days"]), LEAD_CHARS), why_label=t("hot.why_label"))
 
 
 def _topic_group(data: DayData, tp: dict, w: Wording, told: set[int]) -> Group:
@@ -508,7 +510,7 @@ def _topics(data: DayData, w: Wording) -> _Body:
     """🔥: the day's stories (mart_hot_stories), then its leading topics with their trends in the groups left; a day
     without a story lists topics only, and a day with neither says so."""
     t = w.t
-    topics = hot_topics(data)
+    topics = hot_topics(data, w.picks["hot_groups"])
     if not data.stories and not topics:
         return _Body(t("topics.none"))
     told = {n for s in data.stories for n in s["shown"]}
@@ -585,9 +587,9 @@ def _follow_ups(data: DayData, w: Wording) -> _Body:
     t = w.t
     rows = list(data.follow_ups)
     if not rows:
-        return _Body(t("follow_ups.none", days=FOLLOW_UP_DAYS))
+        return _Body(t("follow_ups.none", days=w.picks["follow_up_days"]))
     entries = []
-    for row in rows[:FOLLOW_UPS_SHOWN]:  # one line each, the strongest moves first (follow_rank)
+    for row in rows[:w.picks["follow_ups_shown"]]:  # one line each, the strongest moves first (follow_rank)
         moved: list = []
         for index, move in enumerate(row["moves"]):
             moved.extend(([t("follow_ups.sep")] if index else []) + _move(row, move, w))
@@ -597,7 +599,7 @@ def _follow_ups(data: DayData, w: Wording) -> _Body:
                 Link(day, w.day_href(day, "md"), w.day_href(day, "html"))]
         entries.append(_entry(row, w, meta, gist=""))
     more = len(rows) - len(entries)
-    return _Body(t("follow_ups.lead", count=len(rows), days=FOLLOW_UP_DAYS, focus=w.focus.short),
+    return _Body(t("follow_ups.lead", count=len(rows), days=w.picks["follow_up_days"], focus=w.focus.short),
                  (Group("", tuple(entries)),),
                  t("follow_ups.more_label") if more > 0 else "", t("follow_ups.more", count=more) if more > 0 else "")
 

@@ -20,7 +20,6 @@ from typing import Any, Sequence
 
 import duckdb
 
-from vllm_digest.analytics.picks import SELECTION_LIMITS
 from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import week_days, window_for_day
@@ -31,6 +30,7 @@ from vllm_digest.report.queries import rows
 from vllm_digest.report.render import _environment, page_links, relative_href, render_html_template, report_dir
 from vllm_digest.report.sections import author_name
 from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 
 WEEKLY_DIR = "weekly"
 # the weekly queries: report_weekly_<name>.sql
@@ -97,9 +97,11 @@ def weekly_dir(settings: Settings, repo: RepoRef) -> Path:
     return report_dir(settings, repo) / WEEKLY_DIR
 
 
-def query_weeks(con: duckdb.DuckDBPyConnection, repo: str, weeks: Sequence[str]) -> dict[str, dict[str, list[dict]]]:
-    """Every weekly query once for all ``weeks``: week -> query -> its rows."""
-    values = {"repo": repo, "weeks": sorted(weeks), "topic_limit": SELECTION_LIMITS["topic_limit"],
+def query_weeks(con: duckdb.DuckDBPyConnection, repo: str, weeks: Sequence[str],
+                picks: dict) -> dict[str, dict[str, list[dict]]]:
+    """Every weekly query once for all ``weeks``: week -> query -> its rows; ``picks``: the taxonomy's
+    selection parameters (``Taxonomy.picks``: as many topics a week as the daily section lists at most)."""
+    values = {"repo": repo, "weeks": sorted(weeks), "topic_limit": picks["topic_limit"],
               "weekly_changes": WEEKLY_CHANGES}
     out: dict[str, dict[str, list[dict]]] = {w: {q: [] for q in WEEKLY_QUERIES} for w in weeks}
     for name in WEEKLY_QUERIES:
@@ -166,7 +168,7 @@ def build_week(settings: Settings, repo: RepoRef, week: str, found: dict[str, li
 def build_weeks(con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef,
                 weeks: Sequence[str]) -> list[tuple[WeekReport, ...]]:
     """Every week of ``weeks``, each in ``settings.languages`` order."""
-    found = query_weeks(con, repo.full_name, weeks)
+    found = query_weeks(con, repo.full_name, weeks, taxonomy_from_settings(settings).picks)
     return [tuple(build_week(settings, repo, w, found[w], lang) for lang in settings.languages) for w in sorted(weeks)]
 
 

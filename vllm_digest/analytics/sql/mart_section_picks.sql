@@ -1,6 +1,6 @@
 -- mart_section_picks: every item a day's report features, per analysis section, with its place (rank) in that
--- section and the score its selection mart gave it. Read from the selection marts as they rank, with the report's
--- own limits ($hot_limit; the topics' rule is mart_topic_daily.listed and shown_threads), so the picks are the
+-- section and the score its selection mart gave it. Read from the selection marts as they rank, with the taxonomy's
+-- limits ([selection] $hot_limit; the topics' rule is mart_topic_daily.listed and shown_threads), so the picks are the
 -- report's items:
 --   key_changes  mart_key_changes     the fitted model's selected rows, by key_rank   score key_score
 --   notable      mart_notable_issues  the fitted model's selected rows, by notable_rank score notable_score
