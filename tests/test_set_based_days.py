@@ -59,8 +59,8 @@ def test_report_batch_reads_what_per_day_queries_read(tmp_path, make_settings):
     """A range run's report reads each mart once for all its days (queries.DayBatch); every day
     it slices out equals what that day's own queries return, 30-day histories included."""
     from conftest import materialize
-    from vllm_digest.report.data import gather
-    from vllm_digest.report.queries import DayBatch
+    from vllm_digest.report.day.data import gather
+    from vllm_digest.report.day.queries import DayBatch
     from vllm_digest.core.taxonomy.loader import load_taxonomy
 
     generate(tmp_path / "root", dt.datetime(2026, 1, 3, 3, 39, tzinfo=dt.timezone.utc), 8)

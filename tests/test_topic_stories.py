@@ -11,9 +11,9 @@ import pytest
 from conftest import materialize, report_path, settings_at
 from vllm_digest.core.i18n import load_catalog
 from vllm_digest.report.facts import topics_facts
-from vllm_digest.report.data import gather
+from vllm_digest.report.day.data import gather
 from vllm_digest.core.taxonomy.loader import load_taxonomy
-from vllm_digest.report.queries import DayBatch, rows
+from vllm_digest.report.day.queries import DayBatch, rows
 from vllm_digest.core.sqlmodel.files import read_sql
 REPO = "vllm-project/vllm"
 HEADING = re.compile(r"^\*\*(.+?) ([↑↓→·]) (\d+) items(.*)\*\*$", re.M)

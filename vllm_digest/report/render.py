@@ -11,7 +11,7 @@ import jinja2
 
 from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.text.markdown_safe import md_inline
-from vllm_digest.report.model import DayReport
+from vllm_digest.report.day.model import DayReport
 from vllm_digest.core.config.settings import RepoRef, Settings
 
 

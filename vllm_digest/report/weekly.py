@@ -26,9 +26,9 @@ from vllm_digest.core.calendar import week_days, window_for_day
 from vllm_digest.report.build import item_url, local_label
 from vllm_digest.report.charts import COUNT_COLORS
 from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
-from vllm_digest.report.queries import rows
+from vllm_digest.report.day.queries import rows
 from vllm_digest.report.render import _environment, page_links, relative_href, render_html_template, report_dir
-from vllm_digest.report.sections import author_name
+from vllm_digest.report.sections.shared import author_name
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 

@@ -1,8 +1,8 @@
 """What the seven sections, the charts and the narrative's facts need of one day, from the rows the
-report SQL read for it (``report/queries.py``): mart rows joined to their items, grouped per item.
+report SQL read for it (``report/day/queries.py``): mart rows joined to their items, grouped per item.
 It is the same for every language.
 
-Every value is raw warehouse text; sections.py makes it safe.
+Every value is raw warehouse text; the sections (report/sections/) make it safe.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from vllm_digest.core.text.limits import FIGURE_CHARS
 from vllm_digest.core.vocabulary import SET_NAMES
-from vllm_digest.report.queries import HOTNESS_PARTS
+from vllm_digest.report.day.queries import HOTNESS_PARTS
 from vllm_digest.core.taxonomy.loader import NAME_FIELDS
 class ReportDataMissing(LookupError):
     """The marts hold no rows for the day asked for."""
