@@ -27,7 +27,7 @@ from vllm_digest.report.build import item_url, local_label
 from vllm_digest.report.charts import COUNT_COLORS
 from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.day.queries import rows
-from vllm_digest.report.render import _environment, page_links, relative_href, render_html_template, report_dir
+from vllm_digest.report.render import environment, page_links, relative_href, render_html_template, report_dir
 from vllm_digest.report.sections.shared import author_name
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
@@ -173,7 +173,7 @@ def build_weeks(con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRe
 
 
 def render_week_markdown(week: WeekReport) -> str:
-    return _environment(False).get_template("weekly.md.j2").render(week=week, t=week.catalog.tree)
+    return environment(False).get_template("weekly.md.j2").render(week=week, t=week.catalog.tree)
 
 
 def week_json(weeks: tuple[WeekReport, ...]) -> str:
