@@ -35,8 +35,6 @@ from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 WEEKLY_DIR = "weekly"
 # the weekly queries: report_weekly_<name>.sql
 WEEKLY_QUERIES = ("counts", "topics", "key_changes", "follow_ups")
-# the merged key changes a week lists
-WEEKLY_CHANGES = 10
 # the moves of mart_follow_ups, in its follow_rank order (the weekly outcomes list them so)
 MOVES = ("merged", "closed", "reopened", "linked_pr_merged", "linked_pr_opened", "maintainer_response", "comment_burst")
 # The tables the weekly digest reads: its asset declares them as inputs.
@@ -100,9 +98,10 @@ def weekly_dir(settings: Settings, repo: RepoRef) -> Path:
 def query_weeks(con: duckdb.DuckDBPyConnection, repo: str, weeks: Sequence[str],
                 picks: dict) -> dict[str, dict[str, list[dict]]]:
     """Every weekly query once for all ``weeks``: week -> query -> its rows; ``picks``: the taxonomy's
-    selection parameters (``Taxonomy.picks``: as many topics a week as the daily section lists at most)."""
+    selection parameters (``Taxonomy.picks``: as many topics a week as the daily section lists at most, and the
+    merged key changes a week lists)."""
     values = {"repo": repo, "weeks": sorted(weeks), "topic_limit": picks["topic_limit"],
-              "weekly_changes": WEEKLY_CHANGES}
+              "weekly_changes": picks["weekly_changes"]}
     out: dict[str, dict[str, list[dict]]] = {w: {q: [] for q in WEEKLY_QUERIES} for w in weeks}
     for name in WEEKLY_QUERIES:
         for r in rows(con, f"weekly_{name}", values):

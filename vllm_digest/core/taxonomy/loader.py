@@ -53,7 +53,7 @@ _RANK_TAGS = ("proposal_tags", "lead_tags", "minor_tags")
 # count (days when the name ends in _days), any other a weight or share.
 _PICK_DEFAULTS = {
     "selection": {"hot_limit": 3, "discussion_min_comments": 2, "discussion_min_people": 2, "topic_min": 3,
-                  "topic_limit": 5, "topic_threads": 3, "top_authors": 3},
+                  "topic_limit": 5, "topic_threads": 3, "top_authors": 3, "weekly_changes": 10},
     "stories": {"story_limit": 1, "story_items": 3, "story_min_items": 3, "story_history_days": 7,
                 "story_vocab_share": 0.95, "story_size_weight": 1.0, "story_surprise_weight": 1.0, "hot_groups": 6},
     "follow_ups": {"follow_up_days": 14, "burst_comments": 5, "follow_ups_shown": 10},
