@@ -12,6 +12,7 @@ import re
 import duckdb
 
 from vllm_digest.testing.pipeline import materialize, report_path, write_sample
+from vllm_digest.core.taxonomy.loader import DEFAULT_TAXONOMY
 
 DAY = "2026-03-22"  # with the default cutoff 11:39 UTC+8: [2026-03-22T03:39Z, 2026-03-23T03:39Z)
 API = "https://api.github.com/repos/vllm-project/vllm"
@@ -106,6 +107,36 @@ def test_only_a_discussion_of_two_people_is_listed_and_junk_is_in_no_analysis_se
     assert discussed == {704, 710, 711, 712}
     assert flagged == junk
     assert picked == [704]
+
+
+def test_the_section_lists_every_pick_of_the_mart_and_its_cut_is_the_taxonomys(make_settings, tmp_path):
+    """The 💬 cut has one home: the taxonomy's [selection] values, with which the marts make it
+    (mart_item_hotness.discussed, then mart_section_picks); the report lists every discussion the mart picked,
+    in its order, re-cutting nothing, and its wording names the same values. Here a taxonomy that takes one
+    comment from one person for a discussion and lists four: five of the crafted items qualify."""
+    taxonomy = tmp_path / "taxonomy.toml"
+    text = DEFAULT_TAXONOMY.read_text(encoding="utf-8")
+    for key, value in (("hot_limit", 4), ("discussion_min_comments", 1), ("discussion_min_people", 1)):
+        text, n = re.subn(rf"(?m)^{key} = \d+$", f"{key} = {value}", text)
+        assert n == 1, key
+    taxonomy.write_text(text, encoding="utf-8")
+    settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(_write_root(tmp_path)), VLLM_DIGEST_TAXONOMY=str(taxonomy))
+    materialize(settings, DAY)
+    with duckdb.connect(str(settings.warehouse_path), read_only=True) as con:
+        discussed = {n for (n,) in con.execute("SELECT number FROM mart_item_hotness WHERE discussed").fetchall()}
+        picked = [n for (n,) in con.execute("SELECT number FROM mart_section_picks WHERE section = 'discussions' "
+                                            "ORDER BY pick_rank").fetchall()]
+    assert discussed - {710, 711, 712} == {702, 703, 704, 705, 706}
+    assert len(picked) == 4
+    for lang in ("en", "zh"):
+        md = report_path(settings, DAY, f"{lang}.md").read_text(encoding="utf-8")
+        assert [int(n) for n in REF.findall(_section(md, "💬"))] == picked, lang
+    en = _section(report_path(settings, DAY, "en.md").read_text(encoding="utf-8"), "💬")
+    assert "(at least 1 comments from 1 people)" in en
+    # the chart shows one bar per listed discussion
+    html = report_path(settings, DAY, "en.html").read_text(encoding="utf-8")
+    chart = html.split('id="chart-hotness"', 1)[1].split("</figure>", 1)[0]
+    assert [int(h.rsplit("/", 1)[1]) for h in re.findall(r'href="([^"]+)"', chart)] == picked
 
 
 def test_a_day_with_threads_and_no_discussion_says_so_in_one_line(make_settings, tmp_path):

@@ -15,7 +15,7 @@ import re
 import duckdb
 
 from vllm_digest.testing.pipeline import materialize, report_path, write_sample
-from vllm_digest.analytics.picks import STORY_LIMITS
+from vllm_digest.core.taxonomy.loader import load_taxonomy
 
 DAY = "2026-03-22"  # with the default cutoff 11:39 UTC+8: [2026-03-22T03:39Z, 2026-03-23T03:39Z)
 APPENDIX = "\n---\n\n## 📋"
@@ -91,9 +91,10 @@ def test_three_titles_of_one_family_make_one_story_with_a_headline_everywhere(ma
 
 def test_a_word_on_nearly_every_earlier_day_is_vocabulary_not_a_story(make_settings, tmp_path):
     # the 7 days before DAY all built (the history is read only then), and DAY
-    first = dt.date.fromisoformat(DAY) - dt.timedelta(days=STORY_LIMITS["story_history_days"])
+    history_days = load_taxonomy().picks["story_history_days"]
+    first = dt.date.fromisoformat(DAY) - dt.timedelta(days=history_days)
     items = []
-    for offset in range(STORY_LIMITS["story_history_days"] + 1):
+    for offset in range(history_days + 1):
         day = (first + dt.timedelta(days=offset)).isoformat()
         base = 1000 + 20 * offset
         # an invented product-like name in three titles every day

@@ -11,8 +11,9 @@ import pytest
 from vllm_digest.testing.pipeline import materialize, report_path, settings_at
 from vllm_digest.core.i18n import load_catalog
 from vllm_digest.report.facts import topics_facts
-from vllm_digest.report.data import gather
-from vllm_digest.report.queries import LIMITS, DayBatch, rows
+from vllm_digest.report.day.data import gather
+from vllm_digest.core.taxonomy.loader import load_taxonomy
+from vllm_digest.report.day.queries import DayBatch, rows
 from vllm_digest.core.sqlmodel.files import read_sql
 REPO = "vllm-project/vllm"
 HEADING = re.compile(r"^\*\*(.+?) ([↑↓→·]) (\d+) items(.*)\*\*$", re.M)
@@ -134,9 +135,9 @@ def test_three_to_five_topics_are_listed(week):
             assert bool(listed) == expected, (day, rank, listable)
     with duckdb.connect(str(week.warehouse_path), read_only=True) as con:
         for day in ("2026-03-16", "2026-03-19", "2026-03-22"):
-            listed = [r["topic_id"] for r in rows(con, "topics", {"repo": REPO, "days": [day], **LIMITS})]
+            listed = [r["topic_id"] for r in rows(con, "topics", {"repo": REPO, "days": [day]})]
             assert 3 <= len(listed) <= 5, day
-        listed = [r["topic_id"] for r in rows(con, "topics", {"repo": REPO, "days": ["2026-03-22"], **LIMITS})]
+        listed = [r["topic_id"] for r in rows(con, "topics", {"repo": REPO, "days": ["2026-03-22"]})]
     # the generic buckets (engine core 29 items, CI 24) led by size; now the day's stories do
     assert listed == ["kv_cache_scheduling", "tool_calling", "model_deepseek", "hw_nvidia", "quantization"]
 
@@ -148,7 +149,7 @@ def test_why_a_topic_was_chosen_is_in_the_html_and_the_facts_pack(week):
     assert why[1].startswith("Rank 2, score 8.28 = surprise +2.28 + story points 6.0. "
                              "Surprise: 10 items against 4.6 expected (volume factor 0.59: 95 items today).")
     with duckdb.connect(str(week.warehouse_path), read_only=True) as con:
-        data = gather(REPO, "2026-03-22", DayBatch(con, REPO, ["2026-03-22"]).day("2026-03-22"))
+        data = gather(REPO, "2026-03-22", DayBatch(con, REPO, ["2026-03-22"], load_taxonomy().picks).day("2026-03-22"))
     report = SimpleNamespace(repo=REPO, day="2026-03-22", catalog=load_catalog("en"))
     facts = topics_facts(report, data, None)
     tool = facts["topics"][1]

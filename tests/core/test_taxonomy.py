@@ -82,6 +82,18 @@ TOPIC = 'version = 1\n[[topic]]\nid = "a"\nzh = "甲"\nen = "A"\nkeywords = ["a"
     (TOPIC + '[project]\nrepos = ["o/r"]\n', "[project]", "'name' is required"),
     (TOPIC + '[[focus]]\nid = "f"\nzh = "丙"\nen = "F"\nvendor = "V"\nhighlight = ""\nlabels = ["x"]\n',
      "focus area 'f'", "'highlight' is required and must be a non-empty string"),
+    # the sections' cuts and look-backs: whole counts, days at least 1, weights >= 0, shares at most 1
+    (TOPIC + "[selection]\nhot_limit = -1\n", "[selection]", "hot_limit must be a whole number >= 0, got -1"),
+    (TOPIC + "[selection]\nhot_limit = 2.5\n", "[selection]", "hot_limit must be a whole number >= 0, got 2.5"),
+    (TOPIC + "[selection]\ndiscussion_min_people = true\n", "[selection]",
+     "discussion_min_people must be a whole number >= 0, got True"),
+    (TOPIC + "[selection]\nhot_limits = 4\n", "[selection]", "unknown key(s) ['hot_limits']"),
+    (TOPIC + "[stories]\nstory_history_days = 0\n", "[stories]", "story_history_days must be a whole number >= 1, got 0"),
+    (TOPIC + "[stories]\nstory_vocab_share = 1.5\n", "[stories]",
+     "story_vocab_share must be a share above 0 and at most 1, got 1.5"),
+    (TOPIC + '[stories]\nstory_size_weight = "big"\n', "[stories]", "story_size_weight must be a number >= 0, got 'big'"),
+    (TOPIC + "[follow_ups]\nfollow_up_days = 0\n", "[follow_ups]", "follow_up_days must be a whole number >= 1, got 0"),
+    (TOPIC.replace("version = 1\n", "version = 1\nfollow_ups = 3\n"), "[follow_ups]", "must be a table"),
 ])
 def test_malformed_taxonomy_names_file_topic_and_reason(tmp_path, text, topic, reason):
     path = tmp_path / "bad.toml"
@@ -90,6 +102,27 @@ def test_malformed_taxonomy_names_file_topic_and_reason(tmp_path, text, topic, r
         load_taxonomy(path)
     message = str(err.value)
     assert str(path) in message and topic in message and reason in message, message
+
+
+def test_the_sections_cuts_are_the_taxonomys_and_default_to_the_packaged_values(tmp_path):
+    """[selection], [stories] and [follow_ups] are the one home of what the sections list and how far back they
+    look: a taxonomy that sets none of them gets the packaged file's values, and one that sets a value gets it
+    back by the name the marts bind, in the type of its default (a count stays whole, a weight a float)."""
+    packaged = load_taxonomy().picks
+    bare = tmp_path / "bare.toml"
+    bare.write_text(TOPIC, encoding="utf-8")
+    assert load_taxonomy(bare).picks == packaged
+    assert packaged["hot_limit"] == 3 and packaged["follow_up_days"] == 14 and packaged["story_vocab_share"] == 0.95
+    tuned = tmp_path / "tuned.toml"
+    tuned.write_text(TOPIC.replace("version = 1\n", "version = 1\n[selection]\nhot_limit = 5\n"
+                                   "[stories]\nstory_size_weight = 2\n"), encoding="utf-8")
+    taxonomy = load_taxonomy(tuned)
+    assert taxonomy.picks == {**packaged, "hot_limit": 5, "story_size_weight": 2.0}
+    assert isinstance(taxonomy.picks["story_size_weight"], float)
+    params = taxonomy.params()
+    assert params["hot_limit"] == 5 and params["follow_ups_shown"] == packaged["follow_ups_shown"]
+    # a changed cut is a changed rule set: the marts built with it show a new code version
+    assert taxonomy.fingerprint != load_taxonomy(bare).fingerprint
 
 
 def test_a_missing_file_is_named(tmp_path):

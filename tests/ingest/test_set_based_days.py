@@ -59,8 +59,9 @@ def test_report_batch_reads_what_per_day_queries_read(tmp_path, make_settings):
     """A range run's report reads each mart once for all its days (queries.DayBatch); every day
     it slices out equals what that day's own queries return, 30-day histories included."""
     from vllm_digest.testing.pipeline import materialize
-    from vllm_digest.report.data import gather
-    from vllm_digest.report.queries import DayBatch
+    from vllm_digest.report.day.data import gather
+    from vllm_digest.report.day.queries import DayBatch
+    from vllm_digest.core.taxonomy.loader import load_taxonomy
 
     generate(tmp_path / "root", dt.datetime(2026, 1, 3, 3, 39, tzinfo=dt.timezone.utc), 8)
     settings = make_settings(VLLM_DIGEST_SAMPLE_DIR=str(tmp_path / "root"), VLLM_DIGEST_START_DATE="2026-01-03")
@@ -68,9 +69,10 @@ def test_report_batch_reads_what_per_day_queries_read(tmp_path, make_settings):
     materialize(settings, days[0], days[-1])
     repo = settings.repos[0]
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
-        batch = DayBatch(con, repo.full_name, days[2:])
+        picks = load_taxonomy().picks
+        batch = DayBatch(con, repo.full_name, days[2:], picks)
         for day in days[2:]:
-            alone = gather(repo.full_name, day, DayBatch(con, repo.full_name, [day]).day(day))
+            alone = gather(repo.full_name, day, DayBatch(con, repo.full_name, [day], picks).day(day))
             assert gather(repo.full_name, day, batch.day(day)) == alone, day
             # not vacuous: the synthetic days have comments, hot threads, focus items and a history
             assert alone.comments and alone.hot and alone.focus and alone.topics

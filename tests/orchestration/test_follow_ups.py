@@ -18,10 +18,9 @@ import pytest
 
 from vllm_digest.testing.pipeline import materialize, materialize_weeks, report_path, settings_at
 from vllm_digest.analytics.build import build_analytics
-from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import week_days, window_for_day
-from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
+from vllm_digest.core.taxonomy.loader import load_taxonomy, taxonomy_from_settings
 FIRST, LAST = "2026-03-09", "2026-03-22"  # two whole weeks, Monday to Sunday
 REF = re.compile(r"\[(PR|Issue) #(\d+)\]")
 # an item a section names: its own link, or a PR named with its thread's issue ("with PR #2, PR #3")
@@ -29,6 +28,8 @@ NAMED = re.compile(r"(?:\[|\(with |, )(PR|Issue) #(\d+)")
 APPENDIX = "\n---\n\n## 📋"
 FOLLOW = "### 🔁"
 MOVED_SETS = ("merged_prs", "closed_issues", "closed_unmerged_prs")
+# how far back a follow-up looks: the packaged taxonomy's, which these tests build with
+FOLLOW_UP_DAYS = load_taxonomy().picks["follow_up_days"]
 
 
 def days_between(first: str, last: str) -> list[str]:
@@ -295,7 +296,7 @@ def strength(line: str) -> int:
 def test_the_follow_ups_list_the_strongest_few_and_count_the_rest(built):
     """A busy day moves more earlier items than a reader wants listed: the section lists FOLLOW_UPS_SHOWN,
     the strongest moves first (every merge of a featured item before any mere reply), and says how many more."""
-    from vllm_digest.analytics.picks import FOLLOW_UPS_SHOWN
+    FOLLOW_UPS_SHOWN = load_taxonomy().picks["follow_ups_shown"]
 
     days = days_between(FIRST, LAST)
     capped = 0

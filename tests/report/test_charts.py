@@ -5,7 +5,7 @@ from vllm_digest.core.i18n import load_catalog
 from vllm_digest.report.charts import (
     VIEW_H, VIEW_W, counts_chart, day_slots, hotness_chart, num, rects_html, topic_chart,
 )
-from vllm_digest.report.model import Rect
+from vllm_digest.report.day.model import Rect
 
 COUNTS = {"new_issues": 4, "closed_issues": 0, "new_prs": 8, "merged_prs": 2, "closed_unmerged_prs": 1}
 EN, ZH = load_catalog("en"), load_catalog("zh")

@@ -58,7 +58,7 @@ def test_md_block_output_has_no_live_markup():
 
 def _render(blocks) -> str:
     """The macro through the reports' own (autoescaping) environment."""
-    env = render._environment(True)
+    env = render.environment(True)
     return env.from_string('{% from "_narrative.html.j2" import narrative_body %}{{ narrative_body(b) }}').render(b=blocks)
 
 

@@ -26,7 +26,7 @@ from vllm_digest.report.narrative.validator import validate
 from vllm_digest.core.calendar import windows_for_keys
 from vllm_digest.report.facts import NO_THREADS_NOTE
 from vllm_digest.report.build import build_reports
-from vllm_digest.report.model import DayReport
+from vllm_digest.report.day.model import DayReport
 from vllm_digest.core.text.markdown_safe import md_block
 from vllm_digest.report.render import page_links, render_html, render_markdown
 from vllm_digest.core.config.settings import Settings, load_settings

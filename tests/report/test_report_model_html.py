@@ -1,7 +1,7 @@
 """The HTML of a line given as parts (model.parts_html, printed whole by _blocks.html.j2): a quote in <bdi>,
 a link of ours to its HTML address, every piece escaped."""
 
-from vllm_digest.report.model import Item, Link, Quote, Section, parts_html
+from vllm_digest.report.day.model import Item, Link, Quote, Section, parts_html
 
 
 def test_parts_html_escapes_each_part_and_isolates_quotes():

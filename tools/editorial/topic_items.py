@@ -33,6 +33,7 @@ from typing import Sequence
 from tools.editorial import fit_selection as fs
 from tools.editorial.editorial import (EvalError, REPO, ROOT, days_in, labelled_days_args, labelled_days_parser,
                              leave_one_day_out, load_selections, materialize, write_markdown)
+from vllm_digest.core.taxonomy.loader import load_taxonomy
 
 # the item's own features, a small set: the full 34 over-fit on ~2,400 rows with ~128 positives (LOO lower)
 ITEM_FEATURES = ("opened", "still_open", "is_issue", "closed_unmerged", "ready", "tag_process", "title_model",
@@ -49,7 +50,8 @@ L2_GRID = (3.0, 30.0)
 LIMITS = (15, 18)
 MAX_TOPICS = (5, 6, None)  # None: no cap on topics
 PER_TOPIC = (3, None)
-CURRENT_TOPIC_LIMIT = 5  # vllm_digest/report/queries.py LIMITS["topic_limit"], and report_topics' rule
+# the topics section's longest list (the taxonomy's [selection] topic_limit, mart_topic_daily.listed's rule)
+CURRENT_TOPIC_LIMIT = load_taxonomy().picks["topic_limit"]
 STALE_LABELS = ("stale", "needs-rebase", "unstale")
 DOC_CI_LABELS = ("documentation", "ci/build", "ci-failure")
 # a named subject in a title: a model family, a hardware generation, a kernel library or format

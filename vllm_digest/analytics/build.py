@@ -27,7 +27,6 @@ import duckdb
 
 from vllm_digest.analytics.prefilter import NONE_KNOWN, candidates, required_runs
 from vllm_digest.analytics.entities import store_entities
-from vllm_digest.analytics.picks import picks_params
 from vllm_digest.core.calendar import DayWindow
 from vllm_digest.core.config.settings import RepoRef
 from vllm_digest.core.taxonomy.loader import Taxonomy
@@ -78,8 +77,9 @@ _TEXT_FIELDS = {("topic", "text"): ["title", "body"], ("focus", "text"): ["title
 
 def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy: Taxonomy,
                      weights: SelectionWeights | None = None) -> dict:
-    """The marts' parameters: the days and windows, the taxonomy's rules and the selection models' fitted
-    weights (``weights``, by default the packaged selection_weights.json)."""
+    """The marts' parameters: the days and windows, the taxonomy's rules and parameters (the sections' cuts
+    among them: [selection], [stories], [follow_ups]) and the selection models' fitted weights (``weights``, by
+    default the packaged selection_weights.json)."""
     ordered = sorted(windows, key=lambda w: w.day)
     return {
         "repo": repo.full_name if isinstance(repo, RepoRef) else repo,
@@ -88,7 +88,6 @@ def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy
         "window_ends": [w.end for w in ordered],
         **taxonomy.params(),
         **(weights or load_selection_weights()).params(),
-        **picks_params(),
     }
 
 

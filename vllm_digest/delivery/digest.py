@@ -22,6 +22,7 @@ from urllib.parse import urljoin
 
 from vllm_digest.core import day_file
 from vllm_digest.core.i18n import Catalog
+from vllm_digest.core.text.limits import HEADLINE_CHARS
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.config.settings import RepoRef, Settings
 
@@ -29,8 +30,6 @@ from vllm_digest.core.config.settings import RepoRef, Settings
 TOP_TOPICS = 3
 TOP_CHANGES = 5
 TITLE_CHARS = 200
-# the day's headline goes into the e-mail subject: kept short
-HEADLINE_CHARS = 160
 
 class DigestInputError(ValueError):
     """A report file is missing or not what the report stage writes; the message names it."""

@@ -9,7 +9,7 @@ from vllm_digest.core.config.settings import Settings
 from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 from vllm_digest.orchestration.jobs import EXECUTORS, build_daily_job, build_weekly_job
 from vllm_digest.orchestration.schedules import build_daily_schedule, build_weekly_schedule
-from vllm_digest.orchestration.sensors import build_baseline_sensor
+from vllm_digest.orchestration.sensors import build_baseline_sensor, followers_window
 
 
 def defs(settings: Settings) -> dg.Definitions:
@@ -18,7 +18,7 @@ def defs(settings: Settings) -> dg.Definitions:
     from the UI, backfills)."""
     job = build_daily_job(settings)
     weekly = build_weekly_job(settings)
-    window = taxonomy_from_settings(settings).params()["trend_baseline_days"]
+    window = followers_window(taxonomy_from_settings(settings).params())
     return dg.Definitions(
         jobs=[job, weekly],
         schedules=[build_daily_schedule(settings, job), build_weekly_schedule(settings, weekly)],

@@ -11,7 +11,7 @@ again. The rule that makes a report independent of the order days were built in:
     consecutive days.
 
 The follow-ups section reads the same way: a day's follow-ups are the items the reports of
-the ``FOLLOW_UP_DAYS`` (14) days before it featured (``mart_section_picks``) that moved that
+the taxonomy's ``follow_ups.follow_up_days`` (14) days before it featured (``mart_section_picks``) that moved that
 day, so a re-run of a day can change the follow-ups of the 14 days after it and of no day
 before it. N is therefore the longer of the two look-backs: max(trend baseline, 14).
 
@@ -52,7 +52,6 @@ import dagster as dg
 from dagster._core.execution.backfill import BulkActionStatus
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS
-from vllm_digest.analytics.picks import FOLLOW_UP_DAYS
 from vllm_digest.core.calendar import WEEK_DAYS
 from vllm_digest.report.assets import REPORT_ASSET, WEEKLY_ASSET
 from vllm_digest.site.assets import SITE_KEY
@@ -227,13 +226,14 @@ def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagst
     return requests
 
 
-def followers_window(trend_baseline_days: int) -> int:
-    """How many days after a run's last day read what it built: the trend baseline's and the follow-ups'."""
-    return max(trend_baseline_days, FOLLOW_UP_DAYS)
+def followers_window(taxonomy_params: dict) -> int:
+    """How many days after a run's last day read what it built: the trend baseline's and the follow-ups' (the
+    taxonomy's [trend] baseline_days and [follow_ups] follow_up_days, as ``Taxonomy.params()`` binds them)."""
+    return max(taxonomy_params["trend_baseline_days"], taxonomy_params["follow_up_days"])
 
 
-def build_baseline_sensor(settings: Settings, job, trend_window: int, weekly_job=None) -> dg.RunStatusSensorDefinition:
-    window = followers_window(trend_window)
+def build_baseline_sensor(settings: Settings, job, window: int, weekly_job=None) -> dg.RunStatusSensorDefinition:
+    """``window``: ``followers_window`` of the taxonomy in use."""
     jobs = [job] if weekly_job is None else [job, weekly_job]
 
     @dg.run_status_sensor(

@@ -10,7 +10,7 @@ from vllm_digest.core.calendar import (
 )
 from vllm_digest.report.build import build_reports, featured_focus
 from vllm_digest.report.metadata import report_metadata, weekly_metadata
-from vllm_digest.report.queries import TABLES_READ
+from vllm_digest.report.day.queries import TABLES_READ
 from vllm_digest.report.render import write_report
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
 from vllm_digest.core.keys import WEEKLY_GROUP

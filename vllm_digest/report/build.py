@@ -18,17 +18,19 @@ from markupsafe import Markup, escape
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import DayWindow, utc_offset_label
 from vllm_digest.report.charts import build_charts
-from vllm_digest.report.data import DayData, gather
+from vllm_digest.report.day.data import DayData, gather
+from vllm_digest.core.text.limits import HEADLINE_CHARS
 from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
-from vllm_digest.report.model import DayReport, Fetch, Listed, Window
-from vllm_digest.report.queries import DayBatch
-from vllm_digest.report.sections import Wording, author_name, build_sections, day_headline
+from vllm_digest.report.day.model import DayReport, Fetch, Listed, Window
+from vllm_digest.report.day.queries import DayBatch
+from vllm_digest.report.sections.entries import Wording
+from vllm_digest.report.sections.registry import build_sections
+from vllm_digest.report.sections.shared import author_name
+from vllm_digest.report.sections.topics import day_headline
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.taxonomy.loader import FocusArea, TaxonomyError, taxonomy_from_settings
 from vllm_digest.warehouse.checks import failing_checks
 
-# the day's headline: one line, short enough for an e-mail subject
-HEADLINE_CHARS = 160
 
 
 def local_label(moment: dt.datetime, settings: Settings) -> str:
@@ -103,7 +105,7 @@ def build_day_report(data: DayData, settings: Settings, repo: RepoRef, window: D
     if lists is None:
         lists = listed_sets(data, settings, repo)
     manifest = data.manifest
-    wording = Wording(t, featured_focus(settings), url_for, day_href(language))
+    wording = Wording(t, featured_focus(settings), url_for, day_href(language), taxonomy_from_settings(settings).picks)
     return DayReport(
         repo=repo.full_name,
         display_name=settings.display_name(repo),
@@ -140,7 +142,7 @@ def build_reports(
     """Every day of ``windows``, each as its reports in ``settings.languages`` order. The report
     queries run once for all the days (a range run reads each table once, not once a day).
     ``progress(done, total)`` is called after each day (the asset logs it)."""
-    batch = DayBatch(con, repo.full_name, [w.key for w in windows])
+    batch = DayBatch(con, repo.full_name, [w.key for w in windows], taxonomy_from_settings(settings).picks)
     # the same checks as the warehouse step's, asked again here: a day that fails one says so in its report
     failed = failing_checks(con, repo.full_name, [w.key for w in windows])
     out = []

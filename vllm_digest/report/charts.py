@@ -20,11 +20,11 @@ from markupsafe import Markup, escape
 
 from vllm_digest.core.i18n import Catalog
 from vllm_digest.core.vocabulary import SET_NAMES
-from vllm_digest.report.data import DayData
+from vllm_digest.report.day.data import DayData
 from vllm_digest.core.text.markdown_safe import plain_inline
-from vllm_digest.report.model import Chart, ChartRow, Rect, Swatch
-from vllm_digest.report.queries import HISTORY_DAYS
-from vllm_digest.report.sections import item_ref, trend_arrow
+from vllm_digest.report.day.model import Chart, ChartRow, Rect, Swatch
+from vllm_digest.report.day.queries import HISTORY_DAYS
+from vllm_digest.report.sections.shared import item_ref, trend_arrow
 
 VIEW_W, VIEW_H = 300, 40
 # headroom above the tallest bar, so its top edge and tooltip target stay visible

@@ -1,7 +1,7 @@
 """Facts packs: what the LLM narrative of each section may be written from.
 
 One function per section maps the very rows its deterministic section is built
-from (``report.data.DayData``, which every ``DayReport`` carries) to the pack shape
+from (``report.day.data.DayData``, which every ``DayReport`` carries) to the pack shape
 documented in ``vllm_digest.report.narrative.narrate``. The grounding validator accepts only item
 numbers and figures that appear in the pack, so whatever is left out here
 cannot be said in the narrative. Every text field is plain one-line text
@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import re
 
-from vllm_digest.report.data import DayData
+from vllm_digest.report.day.data import DayData
+from vllm_digest.core.text.limits import WHAT_CHARS
 from vllm_digest.core.text.markdown_safe import plain_inline
-from vllm_digest.report.model import DayReport
-from vllm_digest.report.sections import (
+from vllm_digest.report.day.model import DayReport
+from vllm_digest.report.sections.shared import (
+    SUMMARY_TOPICS,
     author_name,
     employees_known,
     employer_tally,
@@ -31,10 +33,8 @@ from vllm_digest.report.sections import (
     thread_digest,
 )
 from vllm_digest.core.taxonomy.loader import FocusArea
-from vllm_digest.warehouse.bodies import WHAT_CHARS
 
 _REF = re.compile(r"#(\d+)\b")
-SUMMARY_TOPICS = 3
 
 
 def _brief(row: dict, known: set[int]) -> dict:
@@ -154,7 +154,7 @@ NO_THREADS_NOTE = "this source holds no comment threads or reviews; comments is 
 
 
 def discussions_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
-    """Each hot thread's digest, the very one 💬 prints (``report.sections.thread_digest``): participants,
+    """Each hot thread's digest, the very one 💬 prints (``report.sections.shared.thread_digest``): participants,
     maintainers, time to first response, the latest maintainer comment, one excerpt per side that spoke."""
     threads = has_comment_threads(data)
     items = []

@@ -29,7 +29,7 @@ from vllm_digest.report.narrative.cache import BatchedStore, cache_key
 from vllm_digest.report.facts import facts_packs
 from vllm_digest.report.narrative.provider import Breaker
 from vllm_digest.core.text.markdown_safe import md_block
-from vllm_digest.report.model import DayReport
+from vllm_digest.report.day.model import DayReport
 from vllm_digest.core.taxonomy.loader import FocusArea
 # one day's reports, one per language
 Day = tuple[DayReport, ...]

@@ -11,12 +11,14 @@ import jinja2
 from vllm_digest.core import day_file
 from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.text.markdown_safe import md_inline
-from vllm_digest.report.model import DayReport
+from vllm_digest.report.day.model import DayReport
 from vllm_digest.core.config.settings import RepoRef, Settings
 
 
 @functools.lru_cache(maxsize=2)
-def _environment(autoescape: bool) -> jinja2.Environment:
+def environment(autoescape: bool) -> jinja2.Environment:
+    """The reports' templates, one environment per format: ``autoescape`` for HTML pages (untrusted text prints
+    as text), without for Markdown (whose untrusted fields pass ``md_inline``). The weekly digest renders with it."""
     return jinja2.Environment(
         loader=jinja2.PackageLoader("vllm_digest.report", "templates"),
         autoescape=autoescape,
@@ -29,13 +31,13 @@ def _environment(autoescape: bool) -> jinja2.Environment:
 
 def render_markdown(report: DayReport) -> str:
     # the headline holds a name from the titles: made inert Markdown like every untrusted field
-    return _environment(False).get_template("report.md.j2").render(report=report, t=report.catalog.tree,
+    return environment(False).get_template("report.md.j2").render(report=report, t=report.catalog.tree,
                                                                     headline=md_inline(report.headline, 200))
 
 
 def render_html_template(name: str, **values) -> str:
     """Any HTML page of ours: autoescaped, so untrusted text prints as text."""
-    return _environment(True).get_template(name).render(**values)
+    return environment(True).get_template(name).render(**values)
 
 
 def relative_href(target: Path, start: Path) -> str:

@@ -20,23 +20,21 @@ from typing import Any, Sequence
 
 import duckdb
 
-from vllm_digest.analytics.picks import SELECTION_LIMITS
 from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import week_days, window_for_day
 from vllm_digest.report.build import item_url, local_label
 from vllm_digest.report.charts import COUNT_COLORS
 from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
-from vllm_digest.report.queries import rows
-from vllm_digest.report.render import _environment, page_links, relative_href, render_html_template, report_dir
-from vllm_digest.report.sections import author_name
+from vllm_digest.report.day.queries import rows
+from vllm_digest.report.render import environment, page_links, relative_href, render_html_template, report_dir
+from vllm_digest.report.sections.shared import author_name
 from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 
 WEEKLY_DIR = "weekly"
 # the weekly queries: report_weekly_<name>.sql
 WEEKLY_QUERIES = ("counts", "topics", "key_changes", "follow_ups")
-# the merged key changes a week lists
-WEEKLY_CHANGES = 10
 # the moves of mart_follow_ups, in its follow_rank order (the weekly outcomes list them so)
 MOVES = ("merged", "closed", "reopened", "linked_pr_merged", "linked_pr_opened", "maintainer_response", "comment_burst")
 # The tables the weekly digest reads: its asset declares them as inputs.
@@ -97,10 +95,13 @@ def weekly_dir(settings: Settings, repo: RepoRef) -> Path:
     return report_dir(settings, repo) / WEEKLY_DIR
 
 
-def query_weeks(con: duckdb.DuckDBPyConnection, repo: str, weeks: Sequence[str]) -> dict[str, dict[str, list[dict]]]:
-    """Every weekly query once for all ``weeks``: week -> query -> its rows."""
-    values = {"repo": repo, "weeks": sorted(weeks), "topic_limit": SELECTION_LIMITS["topic_limit"],
-              "weekly_changes": WEEKLY_CHANGES}
+def query_weeks(con: duckdb.DuckDBPyConnection, repo: str, weeks: Sequence[str],
+                picks: dict) -> dict[str, dict[str, list[dict]]]:
+    """Every weekly query once for all ``weeks``: week -> query -> its rows; ``picks``: the taxonomy's
+    selection parameters (``Taxonomy.picks``: as many topics a week as the daily section lists at most, and the
+    merged key changes a week lists)."""
+    values = {"repo": repo, "weeks": sorted(weeks), "topic_limit": picks["topic_limit"],
+              "weekly_changes": picks["weekly_changes"]}
     out: dict[str, dict[str, list[dict]]] = {w: {q: [] for q in WEEKLY_QUERIES} for w in weeks}
     for name in WEEKLY_QUERIES:
         for r in rows(con, f"weekly_{name}", values):
@@ -166,12 +167,12 @@ def build_week(settings: Settings, repo: RepoRef, week: str, found: dict[str, li
 def build_weeks(con: duckdb.DuckDBPyConnection, settings: Settings, repo: RepoRef,
                 weeks: Sequence[str]) -> list[tuple[WeekReport, ...]]:
     """Every week of ``weeks``, each in ``settings.languages`` order."""
-    found = query_weeks(con, repo.full_name, weeks)
+    found = query_weeks(con, repo.full_name, weeks, taxonomy_from_settings(settings).picks)
     return [tuple(build_week(settings, repo, w, found[w], lang) for lang in settings.languages) for w in sorted(weeks)]
 
 
 def render_week_markdown(week: WeekReport) -> str:
-    return _environment(False).get_template("weekly.md.j2").render(week=week, t=week.catalog.tree)
+    return environment(False).get_template("weekly.md.j2").render(week=week, t=week.catalog.tree)
 
 
 def week_json(weeks: tuple[WeekReport, ...]) -> str:

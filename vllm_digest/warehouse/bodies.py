@@ -26,6 +26,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+# how much of a body is kept lives with the lengths the report prints it at
+from vllm_digest.core.text.limits import MAX_FIGURES, SECTION_CHARS, TEXT_CHARS, WHAT_CHARS
 from vllm_digest.core.text.markup import (
     CHECKBOX,
     EMPHASIS,
@@ -40,12 +42,6 @@ from vllm_digest.core.text.markup import (
     sub_fenced,
     sub_markup,
 )
-
-# a one-line "what it does" is the author's first sentence whole; longer ones (rare) are cut at a word
-WHAT_CHARS = 300
-SECTION_CHARS = 4000
-TEXT_CHARS = 8000
-MAX_FIGURES = 12
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,11 @@
 -- first_reported is the earliest day that featured it, first_section the section it was featured in that day.
 -- Only earlier days' picks are read, never this day's: rebuilding a day changes the follow-ups of later days
 -- only. Earlier days outside the batch are read from mart_section_picks as the warehouse holds them.
--- follow_rank: the order the report lists them in, and which it keeps when it shows only the first few (report/
--- sections.py, FOLLOW_UPS_SHOWN): by the item's strongest move, merges first, then closings, reopenings, linked
--- PRs, responses, bursts; ties by the section it was first featured in (the report's order of sections: key changes,
--- issues to watch, discussions, topics, focus) and its rank there, then the larger number.
+-- follow_rank: the order the report lists them in, and which it keeps when it shows only the first few (the
+-- taxonomy's follow_ups_shown, report/sections/follow_ups.py): by the item's strongest move, merges first, then
+-- closings, reopenings, linked PRs, responses, bursts; ties by the section it was first featured in (the report's
+-- order of sections: key changes, issues to watch, discussions, topics, focus) and its rank there, then the larger
+-- number.
 WITH days AS (
     SELECT unnest(CAST($days AS DATE[])) AS day
 ),

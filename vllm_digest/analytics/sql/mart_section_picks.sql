@@ -1,6 +1,6 @@
 -- mart_section_picks: every item a day's report features, per analysis section, with its place (rank) in that
--- section and the score its selection mart gave it. Read from the selection marts as they rank, with the report's
--- own limits ($hot_limit; the topics' rule is mart_topic_daily.listed and shown_threads), so the picks are the
+-- section and the score its selection mart gave it. Read from the selection marts as they rank, with the taxonomy's
+-- limits ([selection] $hot_limit; the topics' rule is mart_topic_daily.listed and shown_threads), so the picks are the
 -- report's items:
 --   key_changes  mart_key_changes     the fitted model's selected rows, by key_rank   score key_score
 --   notable      mart_notable_issues  the fitted model's selected rows, by notable_rank score notable_score
@@ -46,7 +46,7 @@ story_counts AS (
 ),
 listed_topics AS (
     -- then the topics the report lists (mart_topic_daily.listed, the rule report_topics reads too), as many as
-    -- fit in $hot_groups groups after the stories: the sections' rule (report/sections.py hot_topics)
+    -- fit in $hot_groups groups after the stories: the sections' rule (report/sections/topics.py hot_topics)
     SELECT t.day, t.topic_id, t.topic_rank, t.shown_threads, t.threads
     FROM mart_topic_daily AS t
     LEFT JOIN story_counts AS c ON c.day = t.day
@@ -55,7 +55,7 @@ listed_topics AS (
 ),
 topic_threads AS (
     -- the threads the report shows under it, best first (mart_topic_daily.shown_threads, read by report_topic_members);
-    -- a thread holding an item a story shows is told there and left out here (report/sections.py _topic_group)
+    -- a thread holding an item a story shows is told there and left out here (report/sections/topics.py _topic_group)
     SELECT a.day, a.topic_id, a.topic_rank, a.position, a.t.numbers AS numbers, a.t.points AS points
     FROM (SELECT day, topic_id, topic_rank, shown_threads, unnest(threads) AS t,
                  generate_subscripts(threads, 1) AS position FROM listed_topics) AS a
@@ -89,7 +89,7 @@ theme_sizes AS (
     SELECT day, theme_id, count(*) AS size FROM focus_rows GROUP BY day, theme_id
 ),
 focus_firsts AS (
-    -- the 🎯 section's order (report/sections.py _focus over report_focus): the largest theme first, ties by
+    -- the 🎯 section's order (report/sections/focus.py over report_focus): the largest theme first, ties by
     -- theme id, then the larger number; an item under two themes keeps the first place it is shown
     SELECT f.day, f.number, f.theme_id, f.hotness, s.size
     FROM focus_rows AS f JOIN theme_sizes AS s ON s.day = f.day AND s.theme_id = f.theme_id

@@ -24,7 +24,8 @@ DEFAULT_TAXONOMY = Path(str(resources.files("vllm_digest.core.taxonomy") / "vllm
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 GROUPS = ("feature", "hardware", "model", "quality", "process")
 
-_TOP_KEYS = {"version", "project", "trend", "links", "topic_rank", "topic", "focus", "area"}
+_TOP_KEYS = {"version", "project", "trend", "links", "topic_rank", "selection", "stories", "follow_ups", "topic",
+             "focus", "area"}
 _PROJECT_KEYS = {"name", "repos"}
 # C0/C1 controls, line and paragraph separators, bidi controls and invisible characters
 _NAME_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
@@ -46,6 +47,19 @@ _RANK_NUMBERS = {
     "proposal_points": 1.0, "lead_tag_points": 0.5, "minor_tag_penalty": 2.0, "thread_points": 0.5,
 }
 _RANK_TAGS = ("proposal_tags", "lead_tags", "minor_tags")
+# What the report features and how far back it looks (see vllm.toml): table -> parameter -> default. The names are
+# the SQL parameters of the marts that make each cut (mart_item_hotness, mart_section_picks, mart_hot_stories,
+# mart_follow_ups) and of the report, which reads the same values for its wording. A whole-number default is a
+# count (days when the name ends in _days), any other a weight or share.
+_PICK_DEFAULTS = {
+    "selection": {"hot_limit": 3, "discussion_min_comments": 2, "discussion_min_people": 2, "topic_min": 3,
+                  "topic_limit": 5, "topic_threads": 3, "top_authors": 3, "weekly_changes": 10},
+    "stories": {"story_limit": 1, "story_items": 3, "story_min_items": 3, "story_history_days": 7,
+                "story_vocab_share": 0.95, "story_size_weight": 1.0, "story_surprise_weight": 1.0, "hot_groups": 6},
+    "follow_ups": {"follow_up_days": 14, "burst_comments": 5, "follow_ups_shown": 10},
+}
+# shares of something: at most 1
+_PICK_SHARES = {"story_vocab_share"}
 
 
 class TaxonomyError(ValueError):
@@ -151,6 +165,8 @@ class Taxonomy:
     project: Project | None = None
     topic_rank: dict = field(default_factory=lambda: {**_RANK_NUMBERS, **{k: [] for k in _RANK_TAGS}})
     areas: tuple[CodeArea, ...] = ()
+    # the report's selection parameters, by SQL name ([selection], [stories], [follow_ups])
+    picks: dict = field(default_factory=lambda: {k: v for table in _PICK_DEFAULTS.values() for k, v in table.items()})
 
     def display_name(self, full_name: str) -> str | None:
         """The project's name for ``owner/name`` when the taxonomy is that repository's, else None."""
@@ -225,6 +241,7 @@ class Taxonomy:
             out[f"rank_{k}"] = float(self.topic_rank[k])
         for k in _RANK_TAGS:
             out[f"rank_{k}"] = [w.lower() for w in self.topic_rank[k]]
+        out.update(self.picks)
         # code areas, one row per (area, path prefix) in file order: a file's area is its longest prefix's
         prefixes = [(a, p) for a in self.areas for p in a.paths]
         out["area_ids"] = [a.id for a, _ in prefixes]
@@ -338,6 +355,32 @@ def _topic_rank(data: dict, src: str) -> dict:
             raise TaxonomyError(f"{where} {k} must be a number >= 0, got {v!r}")
         else:
             out[k] = float(v)
+    return out
+
+
+def _picks(data: dict, src: str) -> dict:
+    """[selection], [stories] and [follow_ups]: counts are whole numbers (a number of days at least 1), weights
+    numbers >= 0, shares at most 1; every parameter of the three tables, each the type of its default."""
+    out: dict = {}
+    for table, defaults in _PICK_DEFAULTS.items():
+        where = f"taxonomy {src}: [{table}]"
+        section = data.get(table, {})
+        if not isinstance(section, dict):
+            raise TaxonomyError(f"{where} must be a table")
+        _unknown(section, set(defaults), where)
+        for k, default in defaults.items():
+            v = section.get(k, default)
+            if isinstance(default, int):
+                least = 1 if k.endswith("_days") else 0
+                if isinstance(v, bool) or not isinstance(v, int) or v < least:
+                    raise TaxonomyError(f"{where} {k} must be a whole number >= {least}, got {v!r}")
+            elif isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < float("inf"):
+                raise TaxonomyError(f"{where} {k} must be a number >= 0, got {v!r}")
+            elif k in _PICK_SHARES and not 0 < v <= 1:
+                raise TaxonomyError(f"{where} {k} must be a share above 0 and at most 1, got {v!r}")
+            else:
+                v = float(v)
+            out[k] = v
     return out
 
 
@@ -461,6 +504,7 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         trend=_numbers(data, "trend", _TREND_DEFAULTS, src),
         links=_numbers(data, "links", _LINK_DEFAULTS, src),
         topic_rank=_topic_rank(data, src),
+        picks=_picks(data, src),
     )
 
 

@@ -1,6 +1,5 @@
--- report_hotness: each day's hot discussions, as mart_section_picks chose them (the one home of the rule: a real
--- discussion in the window, junk left out, the first $hot_limit by hotness), in their order, with the stored parts
--- of their score (the section's chart) and the size of their discussion.
+-- report_hotness: each day's hot discussions, every one mart_section_picks chose (the one home of the cut) and in
+-- its order, with the stored parts of their score (the section's chart) and the size of their discussion.
 SELECT p.day, p.number, h.hotness, h.comments_points, h.participants_points, h.reviews_points,
        h.reactions_points, h.opened_points, h.closed_points, h.discussion_comments, h.discussion_people
 FROM mart_section_picks AS p

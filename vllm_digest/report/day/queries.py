@@ -14,14 +14,9 @@ from typing import Callable, Sequence
 
 import duckdb
 
-from vllm_digest.analytics.picks import SELECTION_LIMITS
 from vllm_digest.core.sqlmodel.files import bind, read_sql
 
 HISTORY_DAYS = 30
-# what the sections list: hot discussions, topics, ranked changes and issues, the hotness chart's bars,
-# the threads (an issue and its PRs) named under a topic, the most active PR authors
-# (the sections' limits are the analytics' SELECTION_LIMITS, so mart_section_picks records what the report shows)
-LIMITS = {**SELECTION_LIMITS, "parts_limit": 5, "top_authors": 3}
 # mart_item_hotness: the stored parts of each score, in the order a chart stacks them
 HOTNESS_PARTS = (
     "comments_points", "participants_points", "reviews_points",
@@ -55,7 +50,7 @@ def _shown_numbers(rows: list[dict]) -> set[int]:
 # report_<name>.sql reading only the items a day's other rows name, as ($wanted_days, $wanted_numbers): query ->
 # (the queries whose rows name them, numbers of such rows). A year holds ~94,000 item-days and ~142,000 comments;
 # the sections and charts read ~40,000 of the items (focus, hotness, topic threads, key changes, notable: data.py)
-# and the comments of ~4,000 (the hot threads and the key changes' reviews: sections.py), so the rest, bodies
+# and the comments of ~4,000 (the hot threads and the key changes' reviews: report/sections/), so the rest, bodies
 # included, is not fetched. Each is ordered by day first, like QUERIES; rows never keep their day.
 NAMED_QUERIES: dict[str, tuple[tuple[str, Callable[[list[dict]], set[int]]], ...]] = {
     "items": (("focus", _numbers), ("hotness", _numbers), ("topic_members", _thread_numbers),
@@ -109,11 +104,12 @@ def rows_per_day(con: duckdb.DuckDBPyConnection, name: str, values: dict,
 class DayBatch:
     """Every report query, run once for a set of days; ``day(d)`` slices out one day."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, repo: str, days: Sequence[str]):
+    def __init__(self, con: duckdb.DuckDBPyConnection, repo: str, days: Sequence[str], picks: dict):
+        """``picks``: the taxonomy's selection parameters (``Taxonomy.picks``; the 📈 section's top_authors)."""
         ordered = sorted(set(days))
         self.days = set(ordered)
         values = {"repo": repo, "days": ordered, "first": ordered[0], "last": ordered[-1],
-                  "history_days": HISTORY_DAYS, **LIMITS}
+                  "history_days": HISTORY_DAYS, **picks}
         self.by_query = {name: rows_per_day(con, name, values, keep) for name, keep in QUERIES.items()}
         for name, sources in NAMED_QUERIES.items():
             pairs = sorted({(day, n) for query, numbers in sources

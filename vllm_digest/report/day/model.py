@@ -1,7 +1,7 @@
 """The day's report as typed, frozen values: what the templates print, and all they print.
 
 ``report/build.py`` makes one ``DayReport`` per day and language from the report SQL's rows
-(``report/data.py``); the narrative may swap a section's body for a grounded LLM text
+(``report/day/data.py``); the narrative may swap a section's body for a grounded LLM text
 (``dataclasses.replace``), and ``report/render.py`` prints it with the language's catalog. Every
 string here is already plain, one-line text (``plain_inline``) or, where it says so, safe Markdown.
 
@@ -257,7 +257,7 @@ class DayReport:
     headline: str = ""
     # the language's messages (i18n.Catalog): the templates' headings and labels
     catalog: Any = field(default=None, repr=False, compare=False)
-    # what the report was built from (report/data.py): the narrative's facts packs read it
+    # what the report was built from (report/day/data.py): the narrative's facts packs read it
     data: Any = field(default=None, repr=False, compare=False)
 
     def section(self, section_id: str) -> Section:

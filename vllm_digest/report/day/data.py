@@ -1,16 +1,17 @@
 """What the seven sections, the charts and the narrative's facts need of one day, from the rows the
-report SQL read for it (``report/queries.py``): mart rows joined to their items, grouped per item.
+report SQL read for it (``report/day/queries.py``): mart rows joined to their items, grouped per item.
 It is the same for every language.
 
-Every value is raw warehouse text; sections.py makes it safe.
+Every value is raw warehouse text; the sections (report/sections/) make it safe.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vllm_digest.core.text.limits import FIGURE_CHARS
 from vllm_digest.core.vocabulary import SET_NAMES
-from vllm_digest.report.queries import HOTNESS_PARTS, LIMITS
+from vllm_digest.report.day.queries import HOTNESS_PARTS
 from vllm_digest.core.taxonomy.loader import NAME_FIELDS
 class ReportDataMissing(LookupError):
     """The marts hold no rows for the day asked for."""
@@ -87,20 +88,22 @@ def demoted_counts(found: list[dict]) -> dict[str, int]:
 
 
 def hot_items(found: list[dict], items) -> list[dict]:
-    """The hot discussions mart_section_picks chose (report_hotness), with the size of each discussion."""
-    return _with_items(found[:LIMITS["hot_limit"]], items, score=lambda r: r["hotness"],
+    """The hot discussions mart_section_picks chose (report_hotness), with the size of each discussion: every
+    one of them, in their order. The cut (how many, which) is the mart's alone; the report makes it again nowhere."""
+    return _with_items(found, items, score=lambda r: r["hotness"],
                        discussion_comments=lambda r: int(r["discussion_comments"] or 0),
                        discussion_people=lambda r: int(r["discussion_people"] or 0))
 
 
 def hotness_components(found: list[dict]) -> list[dict]:
+    """The stored parts of each listed discussion's score (report_hotness), one bar of 💬's chart each."""
     return [
         {
             "number": r["number"],
             "score": float(r["hotness"]),
             "parts": {p.removesuffix("_points"): float(r[p] or 0) for p in HOTNESS_PARTS},
         }
-        for r in found[:LIMITS["parts_limit"]]
+        for r in found
     ]
 
 
@@ -134,7 +137,7 @@ def topics(found: list[dict], member_rows: list[dict]) -> list[dict]:
                 "primary_items": int(r["primary_items"] or 0), "story_points": _num(r["story_points"]),
                 "total": _num(r["topic_score"]), "rank": r["topic_rank"],
             },
-            "threads": threads.get(r["topic_id"], []),  # the query keeps LIMITS["topic_threads"] a topic
+            "threads": threads.get(r["topic_id"], []),  # the query keeps mart_topic_daily.shown_threads a topic
             "numbers": [n for t in threads.get(r["topic_id"], []) for n in t["numbers"]],
         }
         for r in found
@@ -175,10 +178,6 @@ def key_changes(found: list[dict], items) -> list[dict]:
                        status=lambda r: r["change_status"], why=selection_why,
                        figure=lambda r: figure_phrase(r["test_result"], r["result_figures"]),
                        fixes=lambda r: [dict(f) for f in r["fixes"] or []])
-
-
-# a reported figure is quoted with at most this much of its sentence around it
-FIGURE_CHARS = 90
 
 
 def figure_phrase(test_result: str | None, figures) -> str:
