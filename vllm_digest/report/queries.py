@@ -16,6 +16,7 @@ import duckdb
 
 from vllm_digest.analytics.picks import SELECTION_LIMITS
 from vllm_digest.core.sqlmodel.files import bind, read_sql
+from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
 
 HISTORY_DAYS = 30
 # what the sections list: hot discussions, topics, ranked changes and issues, the hotness chart's bars,
@@ -53,6 +54,7 @@ def _shown_numbers(rows: list[dict]) -> set[int]:
 
 
 # report_<name>.sql reading only the items a day's other rows name, as ($wanted_days, $wanted_numbers): query ->
+# (item keys, not the run's days, so parameters rather than run_days)
 # (the queries whose rows name them, numbers of such rows). A year holds ~94,000 item-days and ~142,000 comments;
 # the sections and charts read ~40,000 of the items (focus, hotness, topic threads, key changes, notable: data.py)
 # and the comments of ~4,000 (the hot threads and the key changes' reviews: sections.py), so the rest, bodies
@@ -112,8 +114,8 @@ class DayBatch:
     def __init__(self, con: duckdb.DuckDBPyConnection, repo: str, days: Sequence[str]):
         ordered = sorted(set(days))
         self.days = set(ordered)
-        values = {"repo": repo, "days": ordered, "first": ordered[0], "last": ordered[-1],
-                  "history_days": HISTORY_DAYS, **LIMITS}
+        load_run_days(con, repo_days(repo, ordered))
+        values = {"repo": repo, "history_days": HISTORY_DAYS, **LIMITS}
         self.by_query = {name: rows_per_day(con, name, values, keep) for name, keep in QUERIES.items()}
         for name, sources in NAMED_QUERIES.items():
             pairs = sorted({(day, n) for query, numbers in sources
