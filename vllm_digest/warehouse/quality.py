@@ -1,7 +1,7 @@
 """Data-quality rules over (repo, day) partitions of the warehouse, as plain queries.
 
-Each rule takes a list of days and returns an ``Outcome`` per day (``one_day`` asks
-for one); ``vllm_digest.warehouse.checks`` turns outcomes into Dagster check evaluations.
+Each rule takes a list of days and returns an ``Outcome`` per day;
+``vllm_digest.warehouse.checks`` turns outcomes into Dagster check evaluations.
 A rule runs its queries once for all the days of a run: a year-long backfill asked
 them day by day, 5,800 statements of ~2 ms. Keeping the rules free of Dagster lets
 tests and ad-hoc scripts call them on any warehouse file.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import duckdb
 from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
@@ -52,11 +52,6 @@ def _by_day(found: list[tuple]) -> dict[str, list[tuple]]:
     for row in found:
         out.setdefault(row[0], []).append(row[1:])
     return out
-
-
-def one_day(rule: Callable[..., dict[str, Outcome]], con: duckdb.DuckDBPyConnection, day: str, **kwargs) -> Outcome:
-    """A rule's outcome for a single day."""
-    return rule(con, days=[day], **kwargs)[day]
 
 
 def unique_key(con: duckdb.DuckDBPyConnection, table: str, repo: str, days: Days) -> dict[str, Outcome]:
