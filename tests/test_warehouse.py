@@ -162,12 +162,13 @@ def _materializations(result, table):
 def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
     from conftest import materialize
     from vllm_digest.core.sqlmodel.lineage import DECLARED
-    from vllm_digest.core.sqlmodel.writes import table_columns
     settings = make_settings()
     result = materialize(settings, "2026-03-21", "2026-03-22")
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
         per_day = dict(con.execute("SELECT CAST(day AS VARCHAR), count(*) FROM mart_five_sets GROUP BY 1").fetchall())
-        ordered = {t: [c for c, _ in table_columns(con, t)] for t in ALL_MODELS}
+        ordered = {t: [c for (c,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position",
+            {"t": t}).fetchall()] for t in ALL_MODELS}
     columns = {t: set(cs) for t, cs in ordered.items()}
     five_sets, other_day = _materializations(result, "mart_five_sets")
     assert {five_sets.partition, other_day.partition} == {"2026-03-21", "2026-03-22"}

@@ -66,14 +66,3 @@ def replace_partitions(
         con.execute("ROLLBACK")
         raise
     return counts
-
-
-def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
-    return [
-        (name, dtype)
-        for name, dtype in con.execute(
-            "SELECT column_name, data_type FROM information_schema.columns "
-            "WHERE table_name = $t ORDER BY ordinal_position",
-            {"t": table},
-        ).fetchall()
-    ]
