@@ -12,7 +12,7 @@ from conftest import materialize, report_path, settings_at
 from vllm_digest.core.i18n import load_catalog
 from vllm_digest.report.facts import topics_facts
 from vllm_digest.report.data import gather
-from vllm_digest.report.queries import LIMITS, DayBatch, rows
+from vllm_digest.report.queries import DayBatch
 from vllm_digest.core.sqlmodel.files import read_sql
 REPO = "vllm-project/vllm"
 HEADING = re.compile(r"^\*\*(.+?) ([↑↓→·]) (\d+) items(.*)\*\*$", re.M)
@@ -134,9 +134,9 @@ def test_three_to_five_topics_are_listed(week):
             assert bool(listed) == expected, (day, rank, listable)
     with duckdb.connect(str(week.warehouse_path), read_only=True) as con:
         for day in ("2026-03-16", "2026-03-19", "2026-03-22"):
-            listed = [r["topic_id"] for r in rows(con, "topics", {"repo": REPO, "days": [day], **LIMITS})]
+            listed = [r["topic_id"] for r in DayBatch(con, REPO, [day]).day(day)["topics"]]
             assert 3 <= len(listed) <= 5, day
-        listed = [r["topic_id"] for r in rows(con, "topics", {"repo": REPO, "days": ["2026-03-22"], **LIMITS})]
+        listed = [r["topic_id"] for r in DayBatch(con, REPO, ["2026-03-22"]).day("2026-03-22")["topics"]]
     # the generic buckets (engine core 29 items, CI 24) led by size; now the day's stories do
     assert listed == ["kv_cache_scheduling", "tool_calling", "model_deepseek", "hw_nvidia", "quantization"]
 
