@@ -54,8 +54,8 @@ def _shown_numbers(rows: list[dict]) -> set[int]:
 
 
 # report_<name>.sql reading only the items a day's other rows name, as ($wanted_days, $wanted_numbers): query ->
-# (item keys, not the run's days, so parameters rather than run_days)
-# (the queries whose rows name them, numbers of such rows). A year holds ~94,000 item-days and ~142,000 comments;
+# (the queries whose rows name them, numbers of such rows). Those pairs are item keys, not the run's days, so they
+# are bound lists rather than run_days. A year holds ~94,000 item-days and ~142,000 comments;
 # the sections and charts read ~40,000 of the items (focus, hotness, topic threads, key changes, notable: data.py)
 # and the comments of ~4,000 (the hot threads and the key changes' reviews: sections.py), so the rest, bodies
 # included, is not fetched. Each is ordered by day first, like QUERIES; rows never keep their day.
