@@ -32,16 +32,6 @@ def run_job(settings: Settings, instance: dg.DagsterInstance, job_name: str, fir
     )
 
 
-def materialize_days(settings: Settings, instance: dg.DagsterInstance, first: str, last: str):
-    """One run of the daily job over ``first`` ... ``last``."""
-    return run_job(settings, instance, DAILY_JOB, first, last)
-
-
-def materialize_weeks(settings: Settings, instance: dg.DagsterInstance, first: str, last: str):
-    """One run of the weekly job over the whole weeks ``first`` ... ``last`` (Mondays): the digests and the site."""
-    return run_job(settings, instance, WEEKLY_JOB, first, last)
-
-
 def planning_line(settings: Settings, job_name: str, keys: list[str], unit: str) -> str:
     """What the demo waits for before a run's first step: Dagster plans every (asset, partition) pair."""
     job = build_definitions(settings).resolve_job_def(job_name)

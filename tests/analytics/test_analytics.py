@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS, build_analytics, build_taxonomy_rules
-from vllm_digest.analytics.build import _load_candidates, _text_rules, analytics_params, text_hits_statement
+from vllm_digest.analytics.build import analytics_params, text_hits_statement, text_rules
 from vllm_digest.ingest.raw_store import write_day
 from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.core.calendar import window_for_day
@@ -233,42 +233,48 @@ def test_day_by_day_builds_equal_the_single_batch(built, tmp_path):
         other.close()
 
 
+def _built_text_hits(con, ws, taxonomy) -> tuple[list[str], list[str]]:
+    """Rebuild int_text_hits as the analytics build does (run_texts, the prefilter's run_text_candidates and
+    one UNION ALL of per-rule copies); return the statement's column names and the table's rows, sorted."""
+    build_analytics(con, REPO, ws, taxonomy, models=["int_text_hits"])
+    sql = read_sql("int_text_hits")
+    one_rule = {**analytics_params(REPO, ws, taxonomy), **text_rules(taxonomy)[0]}
+    names = [d[0] for d in con.execute(sql, bind(sql, one_rule)).description]
+    return names, sorted(map(repr, con.execute(f"SELECT {', '.join(names)} FROM int_text_hits").fetchall()))
+
+
 def test_text_hits_in_one_union_equal_one_statement_per_rule(built):
-    """The UNION ALL of per-rule copies (each its own $pattern_i ...) finds what each rule's own
-    statement finds, row for row."""
+    """The UNION ALL of per-rule copies (each its own $pattern_i ...) that the build writes finds what each
+    rule's own statement finds, row for row."""
     con, _, home = built
     settings, ws = windows(home)
     taxonomy = load_taxonomy()
     params = analytics_params(REPO, ws, taxonomy)
-    rules = _text_rules(taxonomy)
+    rules = text_rules(taxonomy)
     sql = read_sql("int_text_hits")
-    texts = read_sql("run_texts")
-    con.execute(texts, bind(texts, params))
-    _load_candidates(con, rules)
+    _, together = _built_text_hits(con, ws, taxonomy)  # leaves the build's run_texts and candidates
     union, values = text_hits_statement(sql, params, rules)
     assert len(values) > len(rules)  # every rule bound its own copy
-    together = sorted(map(repr, con.execute(union, values).fetchall()))
     one_by_one = sorted(
         repr(row) for rule in rules for row in con.execute(sql, bind(sql, {**params, **rule})).fetchall()
     )
     assert together == one_by_one
-    assert len(together) == con.execute("SELECT count(*) FROM int_text_hits").fetchone()[0] > 1000
+    assert len(together) > 1000
 
 
 def test_the_keyword_prefilter_keeps_every_hit(built):
-    """Each rule run only over the texts holding its keywords finds the same rows as each rule run over
-    every text of the 22 real days; and the prefilter does leave texts out (it is not a no-op)."""
+    """Each rule run only over the texts holding its keywords (as the build runs it) finds the same rows as
+    each rule run over every text of the 22 real days; and the prefilter does leave texts out (it is not a
+    no-op)."""
     con, _, home = built
     _, ws = windows(home)
     taxonomy = load_taxonomy()
     params = analytics_params(REPO, ws, taxonomy)
-    rules = _text_rules(taxonomy)
-    sql, texts = read_sql("int_text_hits"), read_sql("run_texts")
-    con.execute(texts, bind(texts, params))
-    _load_candidates(con, rules)
-    filtered = sorted(map(repr, con.execute(*text_hits_statement(sql, params, rules)).fetchall()))
+    rules = text_rules(taxonomy)
+    _, filtered = _built_text_hits(con, ws, taxonomy)
     everything = [{**r, "prefiltered": False} for r in rules]
-    unfiltered = sorted(map(repr, con.execute(*text_hits_statement(sql, params, everything)).fetchall()))
+    unfiltered = sorted(map(repr, con.execute(*text_hits_statement(read_sql("int_text_hits"), params,
+                                                                   everything)).fetchall()))
     assert filtered == unfiltered
     assert len(filtered) > 1000
     pairs = con.execute("SELECT count(*) FROM run_text_candidates").fetchone()[0]

@@ -24,6 +24,7 @@ from vllm_digest.core.taxonomy.loader import load_taxonomy
 from vllm_digest.core.taxonomy.selection import (DEFAULT_WEIGHTS, SelectionWeightsError, load_selection_weights)
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements
+from vllm_digest.core.sqlmodel.run_days import load_run_days
 
 DAYS = ["2026-03-20", "2026-03-21", "2026-03-22"]
 DAY = "2026-03-22"
@@ -174,8 +175,8 @@ def run_junk(con, items: list[dict], events: list[dict]) -> dict[int, str]:
         con.execute("INSERT INTO core_events BY NAME SELECT * FROM (SELECT unnest([$row], recursive := true))",
                     {"row": {"repo": REPO.full_name, "day": dt.date(2026, 5, 1), "origin": "issue_event", **e}})
     sql = read_sql("int_item_junk")
-    rows = con.execute(sql, bind(sql, {"repo": REPO.full_name, "days": [JUNK_DAY],
-                                       "window_ends": [JUNK_WINDOW_END]})).fetchall()
+    load_run_days(con, [{"repo": REPO.full_name, "day": JUNK_DAY, "window_end": JUNK_WINDOW_END}])
+    rows = con.execute(sql, bind(sql, {"repo": REPO.full_name})).fetchall()
     return {r[2]: r[3] for r in rows}
 
 
@@ -299,8 +300,8 @@ def test_a_title_that_quantifies_its_effect_is_a_feature(marts):
     not a part number or a GPU generation that ends in x or a digit ("SM12x", "MI355X", "gfx1x")."""
     con, _ = marts
     found = {n for (n,) in con.execute(
-        "SELECT number FROM int_selection_features WHERE feature = 'title_quantified' AND day IN "
-        "(SELECT unnest(CAST($days AS DATE[])))", {"days": DAYS}).fetchall()}
+        "SELECT number FROM int_selection_features WHERE feature = 'title_quantified' AND day = ANY($days)",
+        {"days": [dt.date.fromisoformat(str(d)) for d in DAYS]}).fetchall()}
     # "... allocate 31.6 GiB ...", "... produces 0% accuracy ...", "... collapses to 0% with Kimi-K2.5 ..."
     assert found == {29006, 37591, 37773}
     titles = dict(con.execute("SELECT number, title FROM core_items WHERE number IN (37700, 37725, 34709)").fetchall())

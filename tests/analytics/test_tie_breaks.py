@@ -10,6 +10,7 @@ import duckdb
 
 from tests.analytics.test_analytics import REPO
 from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements
+from vllm_digest.core.sqlmodel.run_days import load_run_days
 from vllm_digest.core.sqlmodel.writes import replace_partitions
 DAY = dt.date(2026, 5, 1)
 WINDOW_END = dt.datetime(2026, 5, 1, 12, 0, tzinfo=dt.timezone.utc)
@@ -50,7 +51,8 @@ def test_two_areas_with_the_same_longest_prefix_place_a_file_in_the_first_by_id(
         insert(con, "stg_pull_files", {"number": 7, "filename": "vllm/v1/core/sched.py", "status": "modified",
                                        "additions": 3, "deletions": 1})
         sql = read_sql("int_item_areas")
-        params = {"repo": REPO.full_name, "days": [DAY], "area_ids": [a[0] for a in order],
+        load_run_days(con, [{"repo": REPO.full_name, "day": DAY}])
+        params = {"repo": REPO.full_name, "area_ids": [a[0] for a in order],
                   "area_prefixes": [a[1] for a in order], "area_zh": [a[2] for a in order],
                   "area_en": [a[3] for a in order]}
         placed.append(con.execute(sql, bind(sql, params)).fetchall())
@@ -71,6 +73,7 @@ def test_two_closes_at_the_same_instant_name_one_closer_whatever_their_order(tmp
             insert(con, "core_events", {"event_key": f"e{j}", "number": 1, "kind": "pr", "event_type": "closed",
                                         "origin": "issue_event", "occurred_at": closed, "actor_login": actor})
         sql = read_sql("int_item_junk")
-        rows = con.execute(sql, bind(sql, {"repo": REPO.full_name, "days": [DAY], "window_ends": [WINDOW_END]}))
+        load_run_days(con, [{"repo": REPO.full_name, "day": DAY, "window_end": WINDOW_END}])
+        rows = con.execute(sql, bind(sql, {"repo": REPO.full_name}))
         results.append([(r[2], r[3], r[4]) for r in rows.fetchall()])
     assert results == [[(1, "quick_close", "closed unmerged after 3.0 min by bob")]] * 2

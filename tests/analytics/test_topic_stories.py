@@ -13,7 +13,7 @@ from vllm_digest.core.i18n import load_catalog
 from vllm_digest.report.facts import topics_facts
 from vllm_digest.report.day.data import gather
 from vllm_digest.core.taxonomy.loader import load_taxonomy
-from vllm_digest.report.day.queries import DayBatch, rows
+from vllm_digest.report.day.queries import DayBatch
 from vllm_digest.core.sqlmodel.files import read_sql
 REPO = "vllm-project/vllm"
 HEADING = re.compile(r"^\*\*(.+?) ([↑↓→·]) (\d+) items(.*)\*\*$", re.M)
@@ -135,9 +135,9 @@ def test_three_to_five_topics_are_listed(week):
             assert bool(listed) == expected, (day, rank, listable)
     with duckdb.connect(str(week.warehouse_path), read_only=True) as con:
         for day in ("2026-03-16", "2026-03-19", "2026-03-22"):
-            listed = [r["topic_id"] for r in rows(con, "topics", {"repo": REPO, "days": [day]})]
+            listed = [r["topic_id"] for r in DayBatch(con, REPO, [day], load_taxonomy().picks).day(day)["topics"]]
             assert 3 <= len(listed) <= 5, day
-        listed = [r["topic_id"] for r in rows(con, "topics", {"repo": REPO, "days": ["2026-03-22"]})]
+        listed = [r["topic_id"] for r in DayBatch(con, REPO, ["2026-03-22"], load_taxonomy().picks).day("2026-03-22")["topics"]]
     # the generic buckets (engine core 29 items, CI 24) led by size; now the day's stories do
     assert listed == ["kv_cache_scheduling", "tool_calling", "model_deepseek", "hw_nvidia", "quantization"]
 

@@ -231,7 +231,7 @@ def test_the_check_names_a_set_the_search_could_not_check(make_settings):
     }}
     with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
         con.execute("UPDATE stg_fetch_manifest SET cross_check = ? WHERE day = DATE '2026-03-22'", [json.dumps(record)])
-        outcome = quality.one_day(quality.cross_checked, con, repo="vllm-project/vllm", day="2026-03-22")
+        outcome = quality.cross_checked(con, repo="vllm-project/vllm", days=["2026-03-22"])["2026-03-22"]
     assert outcome.passed
     assert f"merged_prs not cross-checked: {why}" in outcome.description
     assert outcome.metadata["queries"] == {"closed_issues": "is:issue closed:…"}

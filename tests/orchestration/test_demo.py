@@ -7,7 +7,8 @@ import dagster as dg
 
 from vllm_digest.testing.pipeline import project_dagster_home
 from vllm_digest.definitions import build_definitions
-from vllm_digest.demo import materialize_days
+from vllm_digest.core.keys import DAILY_JOB
+from vllm_digest.demo import run_job
 
 DAYS = ["2026-03-21", "2026-03-22"]
 
@@ -30,7 +31,7 @@ def test_demo_run_evaluates_every_check_for_every_day(make_settings, tmp_path):
     assert len(check_keys) == 10  # with the lists' search cross-check and the counting warning
     # the SQLite instance of the project's dagster.yaml, which `make demo` and `make dev` share
     with dg.DagsterInstance.from_config(str(project_dagster_home(tmp_path / "dagster_home"))) as instance:
-        result = materialize_days(settings, instance, DAYS[0], DAYS[-1])
+        result = run_job(settings, instance, DAILY_JOB, DAYS[0], DAYS[-1])
         assert result.success
         found = _check_records(instance, check_keys)
     assert set(found) == {(k.asset_key.path[-1], k.name, day) for k in check_keys for day in DAYS}

@@ -107,14 +107,15 @@ def test_reconciliation_names_missing_number_and_incomplete_day_warns(make_setti
 def test_rules_fail_on_broken_rows(make_settings):
     settings = make_settings()
     materialize(settings, "2026-03-22")
-    args = {"repo": "vllm-project/vllm", "day": "2026-03-22"}
+    day = "2026-03-22"
+    args = {"repo": "vllm-project/vllm", "days": [day]}
     with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
         con.execute("INSERT INTO core_items SELECT * FROM core_items WHERE number = 37839")
         con.execute("DELETE FROM core_items WHERE number = 36131")
         con.execute("UPDATE mart_daily_counts SET merged_prs = merged_prs + 1")
-        dup = quality.one_day(quality.unique_key, con, table="core_items", **args)
-        orphan = quality.one_day(quality.five_sets_in_core, con, **args)
-        counts = quality.one_day(quality.counts_match_lists, con, **args)
+        dup = quality.unique_key(con, table="core_items", **args)[day]
+        orphan = quality.five_sets_in_core(con, **args)[day]
+        counts = quality.counts_match_lists(con, **args)[day]
     assert not dup.passed and dup.metadata["duplicate_keys"] == ["37839"]
     assert not orphan.passed and orphan.metadata["missing_numbers"] == [36131]
     assert not counts.passed and counts.metadata["mismatched"] == {"merged_prs": {"count": 22, "list_length": 21}}
@@ -136,7 +137,7 @@ def test_rules_over_many_days_equal_each_day_alone(make_settings):
         ]
         for rule in rules:
             together = rule(con, repo="vllm-project/vllm", days=days)
-            alone = {d: quality.one_day(rule, con, repo="vllm-project/vllm", day=d) for d in days}
+            alone = {d: rule(con, repo="vllm-project/vllm", days=[d])[d] for d in days}
             assert together == alone
         passed = {d: quality.unique_key(con, "core_items", "vllm-project/vllm", days)[d].passed for d in days}
         assert passed == {"2026-03-20": True, "2026-03-21": True, "2026-03-22": False}

@@ -17,7 +17,7 @@ from tests.pipeline_helpers import ALL_MODELS, build_sample_day, table_hashes
 from vllm_digest.definitions import build_definitions
 from vllm_digest.core.calendar import window_for_day
 from vllm_digest.warehouse.layers import CORE_MODELS, INSERTS, day_params
-from vllm_digest.core.sqlmodel.writes import replace_partition
+from vllm_digest.core.sqlmodel.writes import replace_partitions
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,7 +41,7 @@ def test_failure_between_delete_and_insert_keeps_previous_rows(make_settings, fa
     params = day_params(settings.repos[0], window, settings.raw_dir)
     with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
         with pytest.raises(Injected):
-            replace_partition(con, CORE_MODELS, params, before_insert=explode, inserts=INSERTS)
+            replace_partitions(con, CORE_MODELS, [params], before_insert=explode, inserts=INSERTS)
         # the connection is still usable: the transaction was rolled back, not left open
         assert con.execute(f"SELECT count(*) FROM {fail_at}").fetchone()[0] > 0
     assert table_hashes(settings) == before
@@ -162,12 +162,13 @@ def _materializations(result, table):
 def test_range_metadata_has_rows_by_day_and_column_lineage(make_settings):
     from vllm_digest.testing.pipeline import materialize
     from vllm_digest.core.sqlmodel.lineage import DECLARED
-    from vllm_digest.core.sqlmodel.writes import table_columns
     settings = make_settings()
     result = materialize(settings, "2026-03-21", "2026-03-22")
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
         per_day = dict(con.execute("SELECT CAST(day AS VARCHAR), count(*) FROM mart_five_sets GROUP BY 1").fetchall())
-        ordered = {t: [c for c, _ in table_columns(con, t)] for t in ALL_MODELS}
+        ordered = {t: [c for (c,) in con.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = $t ORDER BY ordinal_position",
+            {"t": t}).fetchall()] for t in ALL_MODELS}
     columns = {t: set(cs) for t, cs in ordered.items()}
     five_sets, other_day = _materializations(result, "mart_five_sets")
     assert {five_sets.partition, other_day.partition} == {"2026-03-21", "2026-03-22"}

@@ -27,6 +27,7 @@ from typing import Sequence
 from tools.editorial.editorial import (EvalError, REPO, days_in, labelled_days_args, labelled_days_parser,
                              leave_one_day_out, load_selections, materialize)
 from vllm_digest.core.taxonomy.selection import DEFAULT_WEIGHTS, FEATURES, SECTIONS
+from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
 
 TABLES = {"key_changes": "mart_key_changes", "notable": "mart_notable_issues"}
 L2_GRID = (0.3, 1.0, 3.0, 10.0, 30.0)
@@ -47,12 +48,13 @@ Row = tuple[str, int, dict[str, float], int]  # day, number, features, label
 
 def read_rows(con, section: str, picks: dict[str, dict[str, set[int]]], days: Sequence[str]) -> list[Row]:
     """The section's candidates of ``days`` with their features and whether the original picked them."""
+    load_run_days(con, repo_days(REPO, days))
     found = con.execute(
         f"SELECT c.day, c.number, list({{'f': f.feature, 'v': f.value}}) FILTER (WHERE f.feature IS NOT NULL) "
         f"FROM {TABLES[section]} AS c LEFT JOIN int_selection_features AS f "
         "ON f.repo = c.repo AND f.day = c.day AND f.number = c.number "
-        "WHERE c.repo = $repo AND c.day IN (SELECT unnest(CAST($days AS DATE[]))) GROUP BY c.day, c.number "
-        "ORDER BY c.day, c.number", {"repo": REPO, "days": list(days)}).fetchall()
+        "WHERE c.repo = $repo AND c.day IN (SELECT day FROM run_days) GROUP BY c.day, c.number "
+        "ORDER BY c.day, c.number", {"repo": REPO}).fetchall()
     rows = []
     for day, number, feats in found:
         d = day.isoformat()

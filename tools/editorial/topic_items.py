@@ -34,6 +34,7 @@ from tools.editorial import fit_selection as fs
 from tools.editorial.editorial import (EvalError, REPO, ROOT, days_in, labelled_days_args, labelled_days_parser,
                              leave_one_day_out, load_selections, materialize, write_markdown)
 from vllm_digest.core.taxonomy.loader import load_taxonomy
+from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
 
 # the item's own features, a small set: the full 34 over-fit on ~2,400 rows with ~128 positives (LOO lower)
 ITEM_FEATURES = ("opened", "still_open", "is_issue", "closed_unmerged", "ready", "tag_process", "title_model",
@@ -73,10 +74,11 @@ def entities(title: str | None) -> set[str]:
 
 def read_rows(con, picks: dict[str, dict[str, set[int]]], days: Sequence[str]) -> list[Row]:
     """Each fit day's candidates (five lists, with a report topic), their features and the original's label."""
+    load_run_days(con, repo_days(REPO, days))
     found = con.execute("""
         WITH prim AS (
             SELECT day, number, topic_id, thread_head FROM mart_item_topics
-            WHERE repo = $repo AND is_primary AND day IN (SELECT unnest(CAST($days AS DATE[])))
+            WHERE repo = $repo AND is_primary AND day IN (SELECT day FROM run_days)
         ),
         thread_sizes AS (SELECT day, thread_head, count(*) AS n FROM prim GROUP BY day, thread_head),
         new_items AS (
@@ -94,7 +96,7 @@ def read_rows(con, picks: dict[str, dict[str, set[int]]], days: Sequence[str]) -
         LEFT JOIN new_items AS n ON n.day = p.day AND n.number = p.number
         GROUP BY p.day, p.number, p.topic_id, t.surprise, t.generic, t.topic_rank, s.n
         ORDER BY p.day, p.number
-    """, {"repo": REPO, "days": list(days)}).fetchall()
+    """, {"repo": REPO}).fetchall()
     new_entities: dict[str, Counter] = {}
     for day, _, _, _, _, _, _, _, _, title, is_new in found:
         if is_new:
@@ -117,12 +119,13 @@ def read_rows(con, picks: dict[str, dict[str, set[int]]], days: Sequence[str]) -
 
 def current_topics(con, days: Sequence[str]) -> dict[str, set[str]]:
     """The topics today's report lists each day (report_topics' rule on mart_topic_daily)."""
+    load_run_days(con, repo_days(REPO, days))
     out: dict[str, set[str]] = {}
     for day, topic in con.execute(
             "SELECT day, topic_id FROM mart_topic_daily WHERE repo = $repo AND items > 0 "
-            "AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND topic_rank <= $limit "
+            "AND day IN (SELECT day FROM run_days) AND topic_rank <= $limit "
             "AND (topic_rank <= 3 OR listable_threads > 0)",
-            {"repo": REPO, "days": list(days), "limit": CURRENT_TOPIC_LIMIT}).fetchall():
+            {"repo": REPO, "limit": CURRENT_TOPIC_LIMIT}).fetchall():
         out.setdefault(day.isoformat(), set()).add(topic)
     return out
 
@@ -133,10 +136,11 @@ TOPIC_MODEL_FEATURES = ("t_new_issues", "t_new_prs", "t_items", "t_generic", "t_
 
 def topic_meta(con, days: Sequence[str]) -> dict[tuple[str, str], tuple]:
     """(day, topic) -> (generic, group, surprise, story points, topic_rank) from mart_topic_daily."""
+    load_run_days(con, repo_days(REPO, days))
     return {(d.isoformat(), t): (g, grp, s or 0.0, sp or 0.0, rk) for d, t, g, grp, s, sp, rk in con.execute(
         "SELECT day, topic_id, generic, topic_group, surprise, story_points, topic_rank FROM mart_topic_daily "
-        "WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))",
-        {"repo": REPO, "days": list(days)}).fetchall()}
+        "WHERE repo = $repo AND day IN (SELECT day FROM run_days)",
+        {"repo": REPO}).fetchall()}
 
 
 def topic_rows(day_rows: Sequence[Row], day: str, meta: dict) -> list[tuple[str, str, dict, int, list[Row]]]:

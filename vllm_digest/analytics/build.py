@@ -1,7 +1,7 @@
 """Rebuild the analytics marts for a batch of days in one transaction.
 
-Each model is one set-based statement over all the batch's days (``$days``), written
-by the warehouse's one partition write, ``warehouse.writes.replace_partitions`` (delete-then-insert
+Each model is one set-based statement over all the batch's days (the ``run_days`` table), written
+by the one partition write, ``core.sqlmodel.writes.replace_partitions`` (delete-then-insert
 of every (repo, day) partition in one transaction), so a rerun is idempotent and a failure
 leaves the previous rows. One statement per model for the whole batch rather than per
 day is what keeps a year-long backfill within seconds: a per-day loop costs ~0.3 s a
@@ -32,6 +32,7 @@ from vllm_digest.core.config.settings import RepoRef
 from vllm_digest.core.taxonomy.loader import Taxonomy
 from vllm_digest.core.taxonomy.selection import SelectionWeights, load_selection_weights
 from vllm_digest.core.sqlmodel.files import bind, read_sql, suffix_parameters
+from vllm_digest.core.sqlmodel.run_days import load_run_days
 from vllm_digest.core.sqlmodel.writes import replace_partitions
 # The rules each day is matched with: a root of the graph, so its own asset (see the module docstring).
 REF_MODELS = ("ref_taxonomy_rules",)
@@ -77,21 +78,28 @@ _TEXT_FIELDS = {("topic", "text"): ["title", "body"], ("focus", "text"): ["title
 
 def analytics_params(repo: RepoRef | str, windows: Sequence[DayWindow], taxonomy: Taxonomy,
                      weights: SelectionWeights | None = None) -> dict:
-    """The marts' parameters: the days and windows, the taxonomy's rules and parameters (the sections' cuts
-    among them: [selection], [stories], [follow_ups]) and the selection models' fitted weights (``weights``, by
-    default the packaged selection_weights.json)."""
-    ordered = sorted(windows, key=lambda w: w.day)
+    """The marts' parameters: the repository, the taxonomy's rules and parameters (the sections' cuts among
+    them: [selection], [stories], [follow_ups]) and the selection models' fitted weights (``weights``, by
+    default the packaged selection_weights.json). The days and their windows are not parameters: the marts
+    read them from ``run_days`` (``run_days_of``)."""
     return {
         "repo": repo.full_name if isinstance(repo, RepoRef) else repo,
-        "days": [w.day for w in ordered],
-        "window_starts": [w.start for w in ordered],
-        "window_ends": [w.end for w in ordered],
         **taxonomy.params(),
         **(weights or load_selection_weights()).params(),
     }
 
 
-def _text_rules(taxonomy: Taxonomy) -> list[dict]:
+def run_days_of(repo: RepoRef | str, windows: Sequence[DayWindow]) -> list[dict]:
+    """The ``run_days`` rows of the analytics' days, oldest first: the days and their windows (the analytics
+    read tables only, so no landing paths)."""
+    name = repo.full_name if isinstance(repo, RepoRef) else repo
+    return [{"repo": name, "day": w.key, "window_start": w.start, "window_end": w.end}
+            for w in sorted(windows, key=lambda w: w.day)]
+
+
+def text_rules(taxonomy: Taxonomy) -> list[dict]:
+    """The taxonomy's regex rules as ``int_text_hits`` runs them: one dict per rule with its fields, its
+    index and the words the keyword prefilter requires (``need``)."""
     rules = [
         {"scope": r["scope"], "owner_id": r["owner_id"], "parent_id": r["parent_id"],
          "rule_ord": r["ord"], "pattern": r["pattern"], "fields": _TEXT_FIELDS[(r["scope"], r["kind"])]}
@@ -105,17 +113,13 @@ def _text_rules(taxonomy: Taxonomy) -> list[dict]:
     return rules
 
 
-def _load_candidates(con: duckdb.DuckDBPyConnection, rules: list[dict]) -> None:
-    """``run_text_candidates``: the (text, rule) pairs of ``run_texts`` the prefilter lets through, for the
-    rules it applies to (a connection-local temp table, like ``run_texts``)."""
-    _store_candidates(con, candidates(_run_texts(con), [r["need"] for r in rules]))
-
-
 def _run_texts(con: duckdb.DuckDBPyConnection) -> list[tuple]:
     return con.execute("SELECT text_id, title, body FROM run_texts").fetchall()
 
 
 def _store_candidates(con: duckdb.DuckDBPyConnection, pairs: tuple[list[int], list[int]]) -> None:
+    """``run_text_candidates``: the (text, rule) pairs of ``run_texts`` the prefilter lets through (a
+    connection-local temp table, like ``run_texts``)."""
     text_ids, rule_ids = pairs
     con.execute("CREATE OR REPLACE TEMP TABLE run_text_candidates AS "
                 "SELECT CAST(unnest($texts) AS BIGINT) AS text_id, CAST(unnest($rules) AS INTEGER) AS rule",
@@ -169,6 +173,7 @@ def build_analytics(
         return {}
     params = analytics_params(repo, windows, taxonomy, weights)
     if params["rule_scope"]:
+        load_run_days(con, run_days_of(repo, windows))
         _require_rules(con, params)
     unknown = set(models) - set(ANALYTICS_MODELS)
     if unknown:
@@ -179,9 +184,9 @@ def build_analytics(
 
 def _require_rules(con: duckdb.DuckDBPyConnection, params: dict) -> None:
     missing = [d.isoformat() for (d,) in con.execute(
-        "SELECT d FROM (SELECT unnest(CAST($days AS DATE[])) AS d) "
-        "WHERE d NOT IN (SELECT day FROM ref_taxonomy_rules WHERE repo = $repo) ORDER BY d",
-        {"repo": params["repo"], "days": params["days"]},
+        "SELECT day FROM run_days "
+        "WHERE day NOT IN (SELECT day FROM ref_taxonomy_rules WHERE repo = $repo) ORDER BY day",
+        {"repo": params["repo"]},
     ).fetchall()]
     if missing:
         shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
@@ -201,13 +206,15 @@ def _replace(
 ) -> dict[str, dict[str, int]]:
     """Delete-then-insert ``models`` for every day of ``windows`` in one transaction (``params`` are
     ``analytics_params`` of those days); day -> model -> rows."""
-    rules = _text_rules(taxonomy)
+    rules = text_rules(taxonomy)
+    days = run_days_of(params["repo"], windows)
     pool = ThreadPoolExecutor(max_workers=1) if rules and TEXT_HITS in models else None
     if pool is not None:
         # run_texts (a temp table, read by int_text_hits only) and the prefilter's word sets before the
         # transaction: the Python runs on a thread (DuckDB releases the GIL while it executes) during the
         # models ahead of int_text_hits, ~1.5 s of one core for a year that used to leave DuckDB idle
         texts = read_sql("run_texts")
+        load_run_days(con, days)
         con.execute(texts, bind(texts, params))
         pending = pool.submit(candidates, _run_texts(con), [r["need"] for r in rules])
 
@@ -218,12 +225,10 @@ def _replace(
             con.execute(f"INSERT INTO {model} BY NAME {statement}", bound)
 
     def entities(con: duckdb.DuckDBPyConnection, model: str, values: dict) -> None:
-        store_entities(con, values["repo"], values["days"])
+        store_entities(con, values["repo"])
         sql = read_sql(model)
         con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, values))
 
-    days = [{"repo": params["repo"], "day": w.key, "window_start": w.start, "window_end": w.end}
-            for w in sorted(windows, key=lambda w: w.day)]
     try:
         return replace_partitions(con, models, days, before_insert, params=params, inserts={TEXT_HITS: text_hits, ENTITIES: entities})
     finally:

@@ -134,11 +134,11 @@ def day_entities(items: list[tuple]) -> list[tuple]:
     return rows
 
 
-def store_entities(con, repo: str, days: list) -> None:
-    """``run_item_entities``: the entities of the batch's items (a connection-local temp table, read by
-    int_item_entities.sql)."""
+def store_entities(con, repo: str) -> None:
+    """``run_item_entities``: the entities of the batch's items, those of the days in ``run_days`` (a
+    connection-local temp table, read by int_item_entities.sql)."""
     items = con.execute("SELECT day, number, kind, title FROM core_items WHERE repo = $repo "
-                        "AND day IN (SELECT unnest(CAST($days AS DATE[])))", {"repo": repo, "days": days}).fetchall()
+                        "AND day IN (SELECT day FROM run_days)", {"repo": repo}).fetchall()
     rows = day_entities(items)
     columns = list(zip(*rows)) or [[], [], [], [], []]
     # one statement from five lists (executemany inserts a row at a time)

@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import duckdb
 
 from vllm_digest.core.files import atomic_write_text
+from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import week_days, window_for_day
 from vllm_digest.report.build import item_url, local_label
@@ -100,8 +101,9 @@ def query_weeks(con: duckdb.DuckDBPyConnection, repo: str, weeks: Sequence[str],
     """Every weekly query once for all ``weeks``: week -> query -> its rows; ``picks``: the taxonomy's
     selection parameters (``Taxonomy.picks``: as many topics a week as the daily section lists at most, and the
     merged key changes a week lists)."""
-    values = {"repo": repo, "weeks": sorted(weeks), "topic_limit": picks["topic_limit"],
-              "weekly_changes": picks["weekly_changes"]}
+    # the run's days are the weeks' days; each query groups them back into their weeks (Mondays)
+    load_run_days(con, repo_days(repo, [d for w in sorted(weeks) for d in week_days(w)]))
+    values = {"repo": repo, "topic_limit": picks["topic_limit"], "weekly_changes": picks["weekly_changes"]}
     out: dict[str, dict[str, list[dict]]] = {w: {q: [] for q in WEEKLY_QUERIES} for w in weeks}
     for name in WEEKLY_QUERIES:
         for r in rows(con, f"weekly_{name}", values):

@@ -1,7 +1,7 @@
 """Data-quality rules over (repo, day) partitions of the warehouse, as plain queries.
 
-Each rule takes a list of days and returns an ``Outcome`` per day (``one_day`` asks
-for one); ``vllm_digest.warehouse.checks`` turns outcomes into Dagster check evaluations.
+Each rule takes a list of days and returns an ``Outcome`` per day;
+``vllm_digest.warehouse.checks`` turns outcomes into Dagster check evaluations.
 A rule runs its queries once for all the days of a run: a year-long backfill asked
 them day by day, 5,800 statements of ~2 ms. Keeping the rules free of Dagster lets
 tests and ad-hoc scripts call them on any warehouse file.
@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Sequence
 
 import duckdb
+from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
 from vllm_digest.core.vocabulary import SET_NAMES
 # table -> the key that must be unique within a (repo, day)
 UNIQUE_KEYS = {
@@ -35,11 +36,14 @@ class Outcome:
 
 
 Days = Sequence[str]
-_DAYS = "repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))"
+_DAYS = "repo = $repo AND day IN (SELECT day FROM run_days)"
 
 
-def _params(repo: str, days: Days) -> dict:
-    return {"repo": repo, "days": list(days)}
+def _params(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict:
+    """Load the days into ``run_days`` (the one way a run's days reach SQL) and return the statement's
+    parameters."""
+    load_run_days(con, repo_days(repo, days))
+    return {"repo": repo}
 
 
 def _by_day(found: list[tuple]) -> dict[str, list[tuple]]:
@@ -50,11 +54,6 @@ def _by_day(found: list[tuple]) -> dict[str, list[tuple]]:
     return out
 
 
-def one_day(rule: Callable[..., dict[str, Outcome]], con: duckdb.DuckDBPyConnection, day: str, **kwargs) -> Outcome:
-    """A rule's outcome for a single day."""
-    return rule(con, days=[day], **kwargs)[day]
-
-
 def unique_key(con: duckdb.DuckDBPyConnection, table: str, repo: str, days: Days) -> dict[str, Outcome]:
     cols = ", ".join(UNIQUE_KEYS[table])
     dupes = _by_day(con.execute(
@@ -62,10 +61,10 @@ def unique_key(con: duckdb.DuckDBPyConnection, table: str, repo: str, days: Days
         f"GROUP BY day, {cols} HAVING count(*) > 1 "
         f"QUALIFY row_number() OVER (PARTITION BY day ORDER BY count(*) DESC, {cols}) <= {_SHOWN} "
         f"ORDER BY day, n DESC, {cols}",
-        _params(repo, days),
+        _params(con, repo, days),
     ).fetchall())
     counts = dict(con.execute(
-        f"SELECT CAST(day AS VARCHAR), count(*) FROM {table} WHERE {_DAYS} GROUP BY day", _params(repo, days)
+        f"SELECT CAST(day AS VARCHAR), count(*) FROM {table} WHERE {_DAYS} GROUP BY day", _params(con, repo, days)
     ).fetchall())
     out = {}
     for day in days:
@@ -85,7 +84,7 @@ def five_sets_in_core(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> 
         f"SELECT DISTINCT CAST(s.day AS VARCHAR), s.number FROM mart_five_sets AS s WHERE s.{_DAYS} AND NOT EXISTS ("
         "  SELECT 1 FROM core_items AS i WHERE i.repo = s.repo AND i.day = s.day AND i.number = s.number"
         ") ORDER BY 1, 2",
-        _params(repo, days),
+        _params(con, repo, days),
     ).fetchall())
     out = {}
     for day in days:
@@ -102,7 +101,7 @@ def five_sets_in_core(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> 
 def _list_lengths(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict[str, dict[str, list[int]]]:
     found = _by_day(con.execute(
         f"SELECT CAST(day AS VARCHAR), set_name, number FROM mart_five_sets WHERE {_DAYS} ORDER BY day, number",
-        _params(repo, days),
+        _params(con, repo, days),
     ).fetchall())
     out: dict[str, dict[str, list[int]]] = {}
     for day in days:
@@ -116,7 +115,7 @@ def _list_lengths(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict
 def counts_match_lists(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict[str, Outcome]:
     found = _by_day(con.execute(
         f"SELECT CAST(day AS VARCHAR), {', '.join(SET_NAMES)} FROM mart_daily_counts WHERE {_DAYS}",
-        _params(repo, days),
+        _params(con, repo, days),
     ).fetchall())
     all_lists = _list_lengths(con, repo, days)
     out = {}
@@ -136,7 +135,7 @@ def counts_match_lists(con: duckdb.DuckDBPyConnection, repo: str, days: Days) ->
 def reconcile_totals(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict[str, Outcome]:
     """Where the fetch reported its own total for a set, our list must agree with it."""
     found = _by_day(con.execute(
-        f"SELECT CAST(day AS VARCHAR), totals FROM stg_fetch_manifest WHERE {_DAYS}", _params(repo, days)
+        f"SELECT CAST(day AS VARCHAR), totals FROM stg_fetch_manifest WHERE {_DAYS}", _params(con, repo, days)
     ).fetchall())
     all_lists = _list_lengths(con, repo, days)
     return {day: _reconcile(found.get(day, [None])[0], all_lists[day]) for day in days}
@@ -176,7 +175,7 @@ def _reconcile(row: tuple | None, lists: dict[str, list[int]]) -> Outcome:
 def fetch_complete(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict[str, Outcome]:
     found = _by_day(con.execute(
         f"SELECT CAST(day AS VARCHAR), complete, incomplete_reasons FROM stg_fetch_manifest WHERE {_DAYS}",
-        _params(repo, days),
+        _params(con, repo, days),
     ).fetchall())
     out = {}
     for day in days:
@@ -196,7 +195,7 @@ def cross_checked(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -> dict
     (``DayPlan.cross_check``). An item of ours the search lacks is no hole (closed in the window, then
     reopened), so only the search's items missing from our lists fail the day."""
     found = _by_day(con.execute(
-        f"SELECT CAST(day AS VARCHAR), cross_check FROM stg_fetch_manifest WHERE {_DAYS}", _params(repo, days)
+        f"SELECT CAST(day AS VARCHAR), cross_check FROM stg_fetch_manifest WHERE {_DAYS}", _params(con, repo, days)
     ).fetchall())
     all_lists = _list_lengths(con, repo, days)
     out = {}
@@ -236,7 +235,7 @@ def counted_from_events(con: duckdb.DuckDBPyConnection, repo: str, days: Days) -
     """Warns on a day counted from current state (snapshot semantics): expected for days past the events
     feed's reach, but its closed and merged counts differ from an events-counted day's."""
     found = _by_day(con.execute(
-        f"SELECT CAST(day AS VARCHAR), semantics FROM stg_fetch_manifest WHERE {_DAYS}", _params(repo, days)
+        f"SELECT CAST(day AS VARCHAR), semantics FROM stg_fetch_manifest WHERE {_DAYS}", _params(con, repo, days)
     ).fetchall())
     out = {}
     for day in days:

@@ -12,7 +12,7 @@ WITH areas AS (
 files AS (
     SELECT day, number, filename, coalesce(additions, 0) + coalesce(deletions, 0) AS lines
     FROM stg_pull_files
-    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    WHERE repo = $repo AND day IN (SELECT day FROM run_days)
 ),
 placed AS (
     SELECT f.day, f.number, f.filename, f.lines, arg_min(a.area_id, (-length(a.prefix), a.area_id)) AS area_id

@@ -3,7 +3,7 @@
 -- 'path' the lower-cased file paths its review comments point at (the only changed-file paths fetched).
 -- mart_item_topics and mart_focus_items join their rules against it, so both read the same evidence.
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 items AS (
     SELECT day, number, title, labels FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM days)

@@ -13,7 +13,7 @@
 --                only a close before the window's end counts, so a day rebuilt later (when a close after
 --                the window is known) flags the same items as the day built on time
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day, unnest(CAST($window_ends AS TIMESTAMPTZ[])) AS window_end
+    SELECT day, window_end FROM run_days
 ),
 items AS (
     SELECT i.day, d.window_end, i.number, i.kind, i.title, i.author_login, coalesce(i.author_is_bot, false) AS bot,

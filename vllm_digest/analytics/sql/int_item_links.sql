@@ -8,7 +8,7 @@
 -- A pair found both ways is kept once, as body_keyword (the stronger evidence).
 WITH items AS (
     SELECT day, number, kind, title, body, author_login, created_at
-    FROM core_items WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM run_days)
 ),
 body_refs AS (
     SELECT i.day, i.number AS src, i.kind AS src_kind,

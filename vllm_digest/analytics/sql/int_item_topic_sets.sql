@@ -1,7 +1,7 @@
 -- int_item_topic_sets: per item of the day, its topics as lists (all, risk, rising that day) and how many are
 -- substantive (not the 'process' group); mart_key_changes and mart_notable_issues score items from it.
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 )
 SELECT $repo AS repo, it.day, it.number,
        list_sort(list(it.topic_id)) AS topics,

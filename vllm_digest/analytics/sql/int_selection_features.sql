@@ -48,7 +48,7 @@
 -- From the review threads (absent where a source gives none):
 --   reviews_log      ln(1 + reviews and review comments written on the PR in the window)
 WITH windows AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day, unnest(CAST($window_ends AS TIMESTAMPTZ[])) AS window_end
+    SELECT day, window_end FROM run_days
 ),
 days AS (
     SELECT day FROM windows

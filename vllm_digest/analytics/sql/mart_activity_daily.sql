@@ -15,7 +15,7 @@
 --                           rows at all (a source without threads), since "unanswered" would be invented.
 --   stale_closures          closings in the window of items labelled 'stale' (by_bot: the closer is a bot)
 WITH windows AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 items AS (
     SELECT * FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM windows)

@@ -23,7 +23,7 @@
 --   stale            labelled stale (closed or kept alive by the stale bot, not by news)
 --   closed_unmerged  a PR closed without merging, not opened in this window
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 rules AS (
     SELECT * FROM ref_taxonomy_rules

@@ -19,7 +19,7 @@
 -- order of sections: key changes, issues to watch, discussions, topics, focus) and its rank there, then the larger
 -- number.
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 section_order AS (
     SELECT * FROM (VALUES ('key_changes', 1), ('notable', 2), ('discussions', 3), ('topics', 4), ('focus', 5))

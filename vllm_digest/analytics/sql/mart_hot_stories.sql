@@ -11,7 +11,7 @@
 -- story_score = $story_size_weight x items + $story_surprise_weight x max(surprise, 0) (ties: hotter, then the key).
 -- The first $story_limit are listed, each showing $story_items items (the hottest first, mart_item_hotness).
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 entities AS (
     SELECT e.day, e.number, e.entity_key, e.entity_name, e.action

@@ -21,14 +21,14 @@
 --                        $discussion_min_comments comments from at least $discussion_min_people people: a source
 --                        without threads (the embedded sample) never has one, since a total says nothing of who
 WITH items AS (
-    SELECT * FROM core_items WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    SELECT * FROM core_items WHERE repo = $repo AND day IN (SELECT day FROM run_days)
 ),
 ev AS (
     SELECT day, number,
            bool_or(event_type = 'opened') AS opened,
            bool_or(event_type = 'closed') AS closed,
            bool_or(event_type = 'merged') AS merged
-    FROM core_events WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+    FROM core_events WHERE repo = $repo AND day IN (SELECT day FROM run_days)
     GROUP BY day, number
 ),
 cm AS (
@@ -45,7 +45,7 @@ cm AS (
                                                        AND person) AS discussion_people
     FROM (SELECT *, NOT coalesce(author_is_bot, false) AND author_login IS NOT NULL
                     AND lower(author_login) <> 'ghost' AS person
-          FROM core_comments) WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+          FROM core_comments) WHERE repo = $repo AND day IN (SELECT day FROM run_days)
     GROUP BY day, number
 ),
 parts AS (

@@ -15,7 +15,7 @@
 -- of a thread (thread_head: the lowest-numbered issue of the day a PR is linked to, else the item itself)
 -- takes its head's topic when it matches it too, so the thread is listed once.
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 rules AS (
     SELECT * FROM ref_taxonomy_rules

@@ -10,15 +10,15 @@
 -- selected: among the first $key_limit (the fitted section length), what the report cites.
 WITH sets AS (
     SELECT day, number, list(set_name) AS set_names FROM mart_five_sets
-    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND set_name IN ('merged_prs', 'new_prs')
+    WHERE repo = $repo AND day IN (SELECT day FROM run_days) AND set_name IN ('merged_prs', 'new_prs')
     GROUP BY day, number
 ),
 items AS (
     SELECT i.*, s.set_names, title_tags(i.title) AS tags
     FROM core_items AS i JOIN sets AS s ON s.day = i.day AND s.number = i.number
-    WHERE i.repo = $repo AND i.day IN (SELECT unnest(CAST($days AS DATE[]))) AND i.kind = 'pr'
+    WHERE i.repo = $repo AND i.day IN (SELECT day FROM run_days) AND i.kind = 'pr'
       AND (i.day, i.number) NOT IN (SELECT (day, number) FROM int_item_junk
-                                    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))))
+                                    WHERE repo = $repo AND day IN (SELECT day FROM run_days))
 ),
 weights AS (
     SELECT unnest(CAST($key_features AS VARCHAR[])) AS feature, unnest(CAST($key_weights AS DOUBLE[])) AS weight
@@ -34,12 +34,12 @@ parts AS (
                               'points': round(f.value * w.weight, 4)}})
                    FILTER (WHERE w.weight <> 0)), lambda s: s.part) AS score_parts
     FROM int_selection_features AS f JOIN weights AS w ON w.feature = f.feature
-    WHERE f.repo = $repo AND f.day IN (SELECT unnest(CAST($days AS DATE[])))
+    WHERE f.repo = $repo AND f.day IN (SELECT day FROM run_days)
     GROUP BY f.day, f.number
 ),
 typos AS (
     SELECT day, number FROM int_selection_features
-    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND feature = 'typo_sized'
+    WHERE repo = $repo AND day IN (SELECT day FROM run_days) AND feature = 'typo_sized'
 ),
 scored AS (
     SELECT i.day, i.number, i.title, i.author_login, i.labels,

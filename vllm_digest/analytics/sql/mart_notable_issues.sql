@@ -10,7 +10,7 @@
 -- a problem its users meet (the original's editor picked none in 21 sample days). selected: among the first
 -- $notable_limit.
 WITH windows AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day, unnest(CAST($window_ends AS TIMESTAMPTZ[])) AS window_end
+    SELECT day, window_end FROM run_days
 ),
 listed AS (
     SELECT DISTINCT day, number FROM mart_five_sets

@@ -15,7 +15,7 @@
 --                                     theme first (ties by theme id), then the larger number; score hotness
 -- Ties break by the larger number, as the report's queries do. The follow-ups of later days read these rows.
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 key_changes AS (
     SELECT day, number, 'key_changes' AS section, key_score AS score, change_status AS detail,

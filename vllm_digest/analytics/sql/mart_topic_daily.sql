@@ -43,7 +43,7 @@
 -- (its report says the baseline is incomplete, with no arrow) until it is rebuilt; the baseline sensor
 -- (vllm_digest/orchestration/schedules.py) re-renders the N days after a run's last day for that reason.
 WITH days AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 it AS (
     SELECT * FROM mart_item_topics WHERE repo = $repo AND day IN (SELECT day FROM days)

@@ -3,7 +3,7 @@
 -- so a day rebuilt under a new taxonomy version carries the rules that produced its topics; the matching marts
 -- read the rules of their own day from here.
 WITH windows AS (
-    SELECT unnest(CAST($days AS DATE[])) AS day
+    SELECT day FROM run_days
 ),
 rules AS (
     SELECT

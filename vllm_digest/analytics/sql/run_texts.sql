@@ -10,5 +10,5 @@ SELECT row_number() OVER (ORDER BY min(i.day), min(i.number)) AS text_id,
        list({'day': i.day, 'number': i.number} ORDER BY i.day, i.number) AS item_days
 FROM core_items AS i
 LEFT JOIN core_item_texts AS t ON t.repo = i.repo AND t.day = i.day AND t.number = i.number
-WHERE i.repo = $repo AND i.day IN (SELECT unnest(CAST($days AS DATE[])))
+WHERE i.repo = $repo AND i.day IN (SELECT day FROM run_days)
 GROUP BY i.title, t.meaningful_text, i.author_login

@@ -3,12 +3,6 @@
 -- by (repo, day) like every warehouse table and rebuilt by vllm_digest.analytics.build for a batch
 -- of days at a time (delete-then-insert of each (repo, day) partition in one transaction).
 
--- The intermediate tables the marts read were named mart_*; a warehouse written before keeps their rows.
-ALTER TABLE IF EXISTS mart_text_hits RENAME TO int_text_hits;
-ALTER TABLE IF EXISTS mart_item_links RENAME TO int_item_links;
-ALTER TABLE IF EXISTS mart_item_features RENAME TO int_item_features;
-ALTER TABLE IF EXISTS mart_item_topic_sets RENAME TO int_item_topic_sets;
-
 -- title_tags: the lower-cased tags a title carries: every [Tag] (split on '/' too, so [CI/Build]
 -- gives ci/build, ci and build) and a conventional-commit prefix such as fix(scheduler): -> fix, scheduler.
 CREATE OR REPLACE MACRO title_tags(title) AS (
@@ -139,10 +133,6 @@ CREATE TABLE IF NOT EXISTS mart_item_hotness (
     discussion_comments INTEGER,        -- issue and review comments in the window by people (no bots, no deleted accounts)
     discussion_people INTEGER           -- distinct people among those comments' authors, the item's author included
 );
--- a warehouse created before the 💬 rule gets the columns (its old rows hold NULL until rebuilt)
-ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussed BOOLEAN;
-ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussion_comments INTEGER;
-ALTER TABLE mart_item_hotness ADD COLUMN IF NOT EXISTS discussion_people INTEGER;
 
 -- mart_focus_items: items of a vendor focus area, the rule that matched, the theme and employee flag.
 CREATE TABLE IF NOT EXISTS mart_focus_items (
@@ -173,13 +163,6 @@ CREATE TABLE IF NOT EXISTS mart_focus_items (
     author_employer_known BOOLEAN,      -- whether anything names the employer: a vendor match or a profile's company
     author_login_rule VARCHAR           -- the area's login pattern the login matches ('-amd'): a convention, not an employer
 );
--- a warehouse created before profiles were read gets the column (its old rows hold NULL until rebuilt)
-ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_profile_known BOOLEAN;
--- whether anything names the author's employer (a vendor match, or a profile's company field): a profile without
--- a company says nothing, so the report prints "unknown" for it, not "not an employee"
-ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_employer_known BOOLEAN;
--- the focus area's login pattern the author's login matches ('-amd'): a naming convention, never an employer
-ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS author_login_rule VARCHAR;
 
 -- int_item_areas: the code areas each PR's changed files land in (taxonomy [[area]] path prefixes).
 CREATE TABLE IF NOT EXISTS int_item_areas (
@@ -192,7 +175,6 @@ CREATE TABLE IF NOT EXISTS int_item_areas (
     files INTEGER,                      -- the PR's changed files in the area
     lines INTEGER                       -- lines added plus deleted in those files
 );
-ALTER TABLE mart_focus_items ADD COLUMN IF NOT EXISTS demoted VARCHAR;
 
 -- mart_activity_daily: one row per day of contributor, review, merge, response and bot metrics.
 CREATE TABLE IF NOT EXISTS mart_activity_daily (
@@ -272,27 +254,6 @@ CREATE TABLE IF NOT EXISTS mart_topic_daily (
     listed BOOLEAN,                     -- the day's report lists it (the one rule the report and the picks read)
     shown_threads INTEGER               -- how many of its threads that report shows (0 when not listed)
 );
--- a warehouse created before baseline_window gets it here (its old rows hold NULL until rebuilt)
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_window INTEGER;
--- and the topic ranking's columns (issue 17)
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS day_items INTEGER;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS baseline_total INTEGER;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS volume_factor DOUBLE;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS expected_items DOUBLE;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS surprise DOUBLE;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS trend VARCHAR;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS generic BOOLEAN;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS primary_items INTEGER;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS threads STRUCT(head INTEGER, numbers INTEGER[], points DOUBLE, parts VARCHAR)[];
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS listable_threads INTEGER;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS story_points DOUBLE;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS topic_score DOUBLE;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS topic_rank INTEGER;
--- and whether the report lists the topic (issue 19; old rows hold NULL, so list nothing, until rebuilt)
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS listed BOOLEAN;
-ALTER TABLE mart_topic_daily ADD COLUMN IF NOT EXISTS shown_threads INTEGER;
-ALTER TABLE mart_item_topics ADD COLUMN IF NOT EXISTS is_primary BOOLEAN;
-ALTER TABLE mart_item_topics ADD COLUMN IF NOT EXISTS thread_head INTEGER;
 
 -- mart_key_changes: PRs merged (and PRs opened) in the window, scored by the fitted selection model.
 CREATE TABLE IF NOT EXISTS mart_key_changes (
@@ -318,18 +279,6 @@ CREATE TABLE IF NOT EXISTS mart_key_changes (
     key_rank INTEGER,                   -- 1 = the day's most important; typo-sized PRs last; ties to the newer PR
     selected BOOLEAN                    -- among the fitted number of key changes the report cites
 );
--- a warehouse written before the fitted model keeps its hand-set point columns until dropped here
-ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS merged_points;
-ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS significance_points;
-ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS breadth_points;
-ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS rising_points;
-ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS size_points;
-ALTER TABLE mart_key_changes DROP COLUMN IF EXISTS penalty_points;
-ALTER TABLE mart_key_changes ADD COLUMN IF NOT EXISTS typo_sized BOOLEAN;
-ALTER TABLE mart_key_changes ADD COLUMN IF NOT EXISTS
-    score_parts STRUCT(feature VARCHAR, value DOUBLE, weight DOUBLE, points DOUBLE)[];
-ALTER TABLE mart_key_changes ADD COLUMN IF NOT EXISTS key_probability DOUBLE;
-ALTER TABLE mart_key_changes ADD COLUMN IF NOT EXISTS selected BOOLEAN;
 
 -- mart_notable_issues: the day's listed issues and PRs worth watching, scored by the fitted selection model.
 CREATE TABLE IF NOT EXISTS mart_notable_issues (
@@ -355,17 +304,6 @@ CREATE TABLE IF NOT EXISTS mart_notable_issues (
     notable_rank INTEGER,               -- 1 = the day's most notable; ties go to the newer item
     selected BOOLEAN                    -- among the fitted number of notable items the report cites
 );
-ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS rfc_points;
-ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS open_points;
-ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS bug_points;
-ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS risk_points;
-ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS link_points;
-ALTER TABLE mart_notable_issues DROP COLUMN IF EXISTS rising_points;
-ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS
-    score_parts STRUCT(feature VARCHAR, value DOUBLE, weight DOUBLE, points DOUBLE)[];
-ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS notable_probability DOUBLE;
-ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS selected BOOLEAN;
-ALTER TABLE mart_notable_issues ADD COLUMN IF NOT EXISTS ci_failure BOOLEAN;
 
 -- int_item_junk: the day's items with no news (fork syncs, empty titles, bot housekeeping, PRs closed within
 -- minutes by their author), which every analysis section leaves out.

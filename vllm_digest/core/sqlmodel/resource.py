@@ -24,6 +24,7 @@ from pydantic import Field
 
 from vllm_digest.core.sqlmodel import lock
 from vllm_digest.core.sqlmodel.files import schema_statements
+from vllm_digest.core.sqlmodel.migrate import add_missing_columns, apply_migrations, mark_migrated
 _LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
 
 
@@ -124,8 +125,11 @@ class WarehouseResource(dg.ConfigurableResource):
         try:
             con.execute("SET TimeZone = 'UTC'")
             if not read_only:
+                # an older warehouse is brought up to the declared schema (migrate.py says in which order)
+                apply_migrations(con, self.path)
                 for ddl in schema_statements():
                     con.execute(ddl)
+                add_missing_columns(con)
         except BaseException:
             con.close()
             raise
@@ -241,6 +245,7 @@ def _create_whole(path: Path) -> None:
         try:
             for ddl in schema_statements():
                 con.execute(ddl)
+            mark_migrated(con)  # created as declared: no migration has anything to do
         finally:
             con.close()  # checkpoints: the file is whole, and its WAL is gone
         try:

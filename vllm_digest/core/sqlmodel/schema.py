@@ -17,25 +17,34 @@ import re
 import duckdb
 
 from vllm_digest.core.sqlmodel.files import schema_files, schema_statements
-from vllm_digest.core.sqlmodel.writes import table_columns
 _CREATE_TABLE = re.compile(r"^CREATE TABLE IF NOT EXISTS ([a-z_][a-z0-9_]*) \($")
 _COLUMN_LINE = re.compile(r"^\s+([a-z_][a-z0-9_]*)\s[^-]*?(?:--\s*(.*?))?\s*$")
 _COMMENT_LINE = re.compile(r"^\s+--\s*(.*?)\s*$")
 
 
 @functools.lru_cache(maxsize=1)
-def declared_columns() -> dict[str, tuple[tuple[str, str], ...]]:
-    """table -> ((column, DuckDB type), ...) as the schema files create them."""
+def declared_column_definitions() -> dict[str, tuple[tuple[str, str, str | None], ...]]:
+    """table -> ((column, DuckDB type, default expression or None), ...) as the schema files create them."""
     con = duckdb.connect(":memory:")
     try:
         for ddl in schema_statements():
             con.execute(ddl)
-        tables = [t for (t,) in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1"
-        ).fetchall()]
-        return {t: tuple(table_columns(con, t)) for t in tables}
+        found: dict[str, list[tuple[str, str, str | None]]] = {}
+        for table, column, dtype, default in con.execute(
+            "SELECT c.table_name, c.column_name, c.data_type, c.column_default FROM information_schema.columns AS c "
+            "JOIN information_schema.tables AS t USING (table_catalog, table_schema, table_name) "
+            "WHERE t.table_type = 'BASE TABLE' ORDER BY c.table_name, c.ordinal_position"
+        ).fetchall():
+            found.setdefault(table, []).append((column, dtype, default))
+        return {t: tuple(cols) for t, cols in found.items()}
     finally:
         con.close()
+
+
+@functools.lru_cache(maxsize=1)
+def declared_columns() -> dict[str, tuple[tuple[str, str], ...]]:
+    """table -> ((column, DuckDB type), ...) as the schema files create them."""
+    return {t: tuple((c, dtype) for c, dtype, _ in cols) for t, cols in declared_column_definitions().items()}
 
 
 def columns_of(table: str) -> list[tuple[str, str]]:

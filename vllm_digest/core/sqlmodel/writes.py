@@ -2,9 +2,10 @@
 inside one transaction, so re-runs and backfills are idempotent and a failure
 leaves the previous rows in place.
 
-The days of a run are written set-based: the run's days go into a temporary
-``run_days`` table that every model joins, so a layer costs one DELETE, one
-INSERT and one count per model whatever the number of days. Per-day statements
+The days of a run are written set-based: the run's days go into the temporary
+``run_days`` table (``run_days.py``: the one way a run's days reach SQL) that every
+model reads, so a layer costs one DELETE, one INSERT and one count per model whatever
+the number of days. Per-day statements
 cost a fixed few milliseconds each (planning, ``read_json`` setup, a scan for
 the delete and the count), which dominated a year-long backfill.
 """
@@ -15,36 +16,11 @@ from typing import Callable, Mapping, Sequence
 
 import duckdb
 
-from vllm_digest.core.vocabulary import PAYLOAD_KINDS
 from vllm_digest.core.sqlmodel.files import bind, read_sql
+from vllm_digest.core.sqlmodel.run_days import load_run_days
 
-# one row per day of the run; the models read window bounds and payload paths from it (the analytics,
-# which read tables only, leave the paths empty)
-RUN_DAYS_COLUMNS = (
-    ("repo", "VARCHAR"),
-    ("day", "DATE"),
-    ("window_start", "TIMESTAMPTZ"),
-    ("window_end", "TIMESTAMPTZ"),
-    ("manifest_path", "VARCHAR"),
-    *((f"{kind}_path", "VARCHAR") for kind in PAYLOAD_KINDS),
-)
 # a model whose insert is not one ``INSERT INTO <model> BY NAME <its SQL>``: (connection, model, params)
 Insert = Callable[[duckdb.DuckDBPyConnection, str, dict], None]
-
-
-def _load_run_days(con: duckdb.DuckDBPyConnection, days: Sequence[dict]) -> dict:
-    """Fill ``run_days`` and return the statement parameters: the path lists ``read_json`` takes."""
-    cols = ", ".join(f"{name} {dtype}" for name, dtype in RUN_DAYS_COLUMNS)
-    # a temp table lives in this connection only, so concurrent readers never see it
-    con.execute(f"CREATE OR REPLACE TEMP TABLE run_days ({cols})")
-    names = [name for name, _ in RUN_DAYS_COLUMNS]
-    # one statement of parallel lists: executemany costs a round trip per row (3 s a year)
-    con.execute(
-        "INSERT INTO run_days SELECT "
-        + ", ".join(f"CAST(unnest(${n}) AS {t})" for n, t in RUN_DAYS_COLUMNS),
-        {n: [d.get(n) for d in days] for n in names},
-    )
-    return {f"{n[:-len('_path')]}_paths": [d.get(n) for d in days] for n in names if n.endswith("_path")}
 
 
 def replace_partitions(
@@ -61,12 +37,12 @@ def replace_partitions(
 
     Returns day -> model -> rows written. ``before_insert`` runs between a
     model's delete and its insert (tests use it to inject failures). ``params`` are
-    statement parameters beyond the payload path lists (the analytics' days and taxonomy);
+    statement parameters beyond the payload path lists (the analytics' taxonomy and weights);
     ``inserts`` replaces the plain insert of the models it names.
     """
     if len({(d["repo"], str(d["day"])) for d in days}) != len(days):
         raise ValueError("a run lists the same (repo, day) twice")
-    params = {**_load_run_days(con, days), **(params or {})}
+    params = {**load_run_days(con, days), **(params or {})}
     counts: dict[str, dict[str, int]] = {str(d["day"]): {} for d in days}
     con.execute("BEGIN TRANSACTION")
     try:
@@ -90,25 +66,3 @@ def replace_partitions(
         con.execute("ROLLBACK")
         raise
     return counts
-
-
-def replace_partition(
-    con: duckdb.DuckDBPyConnection,
-    models: Sequence[str],
-    params: dict,
-    before_insert: Callable[[str], None] | None = None,
-    inserts: Mapping[str, Insert] | None = None,
-) -> dict[str, int]:
-    """One day's ``replace_partitions``: model -> rows written."""
-    return replace_partitions(con, models, [params], before_insert, inserts=inserts)[str(params["day"])]
-
-
-def table_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
-    return [
-        (name, dtype)
-        for name, dtype in con.execute(
-            "SELECT column_name, data_type FROM information_schema.columns "
-            "WHERE table_name = $t ORDER BY ordinal_position",
-            {"t": table},
-        ).fetchall()
-    ]

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 import duckdb
 
 from vllm_digest.core.sqlmodel.files import bind, read_sql
+from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
 
 HISTORY_DAYS = 30
 # mart_item_hotness: the stored parts of each score, in the order a chart stacks them
@@ -48,7 +49,8 @@ def _shown_numbers(rows: list[dict]) -> set[int]:
 
 
 # report_<name>.sql reading only the items a day's other rows name, as ($wanted_days, $wanted_numbers): query ->
-# (the queries whose rows name them, numbers of such rows). A year holds ~94,000 item-days and ~142,000 comments;
+# (the queries whose rows name them, numbers of such rows). Those pairs are item keys, not the run's days, so they
+# are bound lists rather than run_days. A year holds ~94,000 item-days and ~142,000 comments;
 # the sections and charts read ~40,000 of the items (focus, hotness, topic threads, key changes, notable: data.py)
 # and the comments of ~4,000 (the hot threads and the key changes' reviews: report/sections/), so the rest, bodies
 # included, is not fetched. Each is ordered by day first, like QUERIES; rows never keep their day.
@@ -108,8 +110,8 @@ class DayBatch:
         """``picks``: the taxonomy's selection parameters (``Taxonomy.picks``; the 📈 section's top_authors)."""
         ordered = sorted(set(days))
         self.days = set(ordered)
-        values = {"repo": repo, "days": ordered, "first": ordered[0], "last": ordered[-1],
-                  "history_days": HISTORY_DAYS, **picks}
+        load_run_days(con, repo_days(repo, ordered))
+        values = {"repo": repo, "history_days": HISTORY_DAYS, **picks}
         self.by_query = {name: rows_per_day(con, name, values, keep) for name, keep in QUERIES.items()}
         for name, sources in NAMED_QUERIES.items():
             pairs = sorted({(day, n) for query, numbers in sources

@@ -8,5 +8,5 @@ SELECT f.day, f.number, f.theme_id, f.theme_zh, f.theme_en, f.is_vendor_employee
        i.body
 FROM mart_focus_items AS f
 LEFT JOIN core_items AS i ON i.repo = f.repo AND i.day = f.day AND i.number = f.number
-WHERE f.repo = $repo AND f.day IN (SELECT unnest(CAST($days AS DATE[])))
+WHERE f.repo = $repo AND f.day IN (SELECT day FROM run_days)
 ORDER BY f.day, f.theme_id, f.number DESC

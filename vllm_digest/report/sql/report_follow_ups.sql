@@ -2,5 +2,5 @@
 SELECT day, number, kind, title, first_reported, first_section, moves, linked_prs_merged, linked_prs_opened,
        responder, comments, follow_rank
 FROM mart_follow_ups
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+WHERE repo = $repo AND day IN (SELECT day FROM run_days)
 ORDER BY day, follow_rank

@@ -4,5 +4,5 @@ SELECT p.day, p.number, h.hotness, h.comments_points, h.participants_points, h.r
        h.reactions_points, h.opened_points, h.closed_points, h.discussion_comments, h.discussion_people
 FROM mart_section_picks AS p
 JOIN mart_item_hotness AS h ON h.repo = p.repo AND h.day = p.day AND h.number = p.number
-WHERE p.repo = $repo AND p.day IN (SELECT unnest(CAST($days AS DATE[]))) AND p.section = 'discussions'
+WHERE p.repo = $repo AND p.day IN (SELECT day FROM run_days) AND p.section = 'discussions'
 ORDER BY p.day, p.pick_rank

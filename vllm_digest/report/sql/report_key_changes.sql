@@ -7,11 +7,11 @@ WITH picked AS (
     SELECT day, number, change_status, topics, score_parts,
            key_score AS score, key_probability AS probability, key_rank AS rank
     FROM mart_key_changes
-    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND selected
+    WHERE repo = $repo AND day IN (SELECT day FROM run_days) AND selected
 ),
 topic_names AS (
     SELECT DISTINCT day, owner_id AS topic_id, name_zh, name_en FROM ref_taxonomy_rules
-    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND scope = 'topic'
+    WHERE repo = $repo AND day IN (SELECT day FROM run_days) AND scope = 'topic'
 ),
 listed AS (
     SELECT day, number, 'topics' AS list, unnest(topics[1:3]) AS topic_id,

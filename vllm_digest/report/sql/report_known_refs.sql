@@ -5,7 +5,7 @@ WITH cited AS (
     SELECT DISTINCT i.day, TRY_CAST(t.ref AS BIGINT) AS number
     FROM (
         SELECT day, title, body FROM core_items
-        WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+        WHERE repo = $repo AND day IN (SELECT day FROM run_days)
     ) AS i,
     unnest(regexp_extract_all(coalesce(i.title, '') || ' ' || coalesce(i.body, ''), '#(\d+)\b', 1)) AS t(ref)
 )

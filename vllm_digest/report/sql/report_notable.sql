@@ -5,11 +5,11 @@ WITH picked AS (
     SELECT day, number, topics, risk_topics, score_parts,
            notable_score AS score, notable_probability AS probability, notable_rank AS rank
     FROM mart_notable_issues
-    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND selected
+    WHERE repo = $repo AND day IN (SELECT day FROM run_days) AND selected
 ),
 topic_names AS (
     SELECT DISTINCT day, owner_id AS topic_id, name_zh, name_en FROM ref_taxonomy_rules
-    WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND scope = 'topic'
+    WHERE repo = $repo AND day IN (SELECT day FROM run_days) AND scope = 'topic'
 ),
 listed AS (
     SELECT day, number, 'topics' AS list, unnest(topics[1:3]) AS topic_id,

@@ -4,6 +4,6 @@
 SELECT day, count(*) FILTER (WHERE active AND NOT coalesce(is_bot, false) AND lower(login) <> 'ghost') AS humans,
        coalesce(sum(reviews), 0) AS reviews, coalesce(sum(comments), 0) AS comments
 FROM core_people
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[])))
+WHERE repo = $repo AND day IN (SELECT day FROM run_days)
 GROUP BY day
 ORDER BY day

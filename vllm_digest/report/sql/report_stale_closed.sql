@@ -3,7 +3,7 @@
 SELECT s.day, count(*) AS stale_closed
 FROM mart_five_sets AS s
 JOIN core_items AS i ON i.repo = s.repo AND i.day = s.day AND i.number = s.number
-WHERE s.repo = $repo AND s.day IN (SELECT unnest(CAST($days AS DATE[]))) AND s.set_name = 'closed_issues'
+WHERE s.repo = $repo AND s.day IN (SELECT day FROM run_days) AND s.set_name = 'closed_issues'
   AND list_contains(coalesce(i.labels, CAST([] AS VARCHAR[])), 'stale')
 GROUP BY s.day
 ORDER BY s.day

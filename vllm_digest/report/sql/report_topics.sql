@@ -3,5 +3,5 @@ SELECT day, topic_id, topic_zh, topic_en, items, items_ratio, rising, trend_stat
        trend, surprise, expected_items, volume_factor, day_items, generic, primary_items, listable_threads,
        story_points, topic_score, topic_rank
 FROM mart_topic_daily
-WHERE repo = $repo AND day IN (SELECT unnest(CAST($days AS DATE[]))) AND listed
+WHERE repo = $repo AND day IN (SELECT day FROM run_days) AND listed
 ORDER BY day, topic_rank

@@ -1,7 +1,7 @@
 -- report_weekly_counts: each week's five counts (sums of mart_daily_counts over its seven days) and the week before's,
 -- with how many of the seven days each holds (a week is only as whole as the days built in it).
 WITH weeks AS (
-    SELECT unnest(CAST($weeks AS DATE[])) AS week
+    SELECT DISTINCT CAST(date_trunc('week', day) AS DATE) AS week FROM run_days
 ),
 spans AS (
     SELECT week, week AS first_day, 'this' AS which FROM weeks

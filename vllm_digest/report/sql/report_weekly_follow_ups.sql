@@ -2,7 +2,7 @@
 -- there were ('featured'), how many moved later in the same week ('moved', mart_follow_ups of a later day of the
 -- week), and how many made each kind of move (an item may make several).
 WITH weeks AS (
-    SELECT unnest(CAST($weeks AS DATE[])) AS week
+    SELECT DISTINCT CAST(date_trunc('week', day) AS DATE) AS week FROM run_days
 ),
 featured AS (
     SELECT w.week, p.number, min(p.day) AS first_day

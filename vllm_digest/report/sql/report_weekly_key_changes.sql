@@ -1,7 +1,7 @@
 -- report_weekly_key_changes: the key changes the week's daily reports featured (mart_section_picks) that were merged
 -- within the week (mart_five_sets), highest key score first, ties by the larger number: the first $weekly_changes.
 WITH weeks AS (
-    SELECT unnest(CAST($weeks AS DATE[])) AS week
+    SELECT DISTINCT CAST(date_trunc('week', day) AS DATE) AS week FROM run_days
 ),
 featured AS (
     SELECT w.week, p.number, max(p.score) AS score, min(p.day) AS featured_on

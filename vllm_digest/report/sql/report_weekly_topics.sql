@@ -3,7 +3,7 @@
 -- ties by id. The first $topic_limit of each week, with the days it had items and the days the daily report listed
 -- it (mart_topic_daily.listed: the rule the daily report's topics section reads). Its names are the latest day's.
 WITH weeks AS (
-    SELECT unnest(CAST($weeks AS DATE[])) AS week
+    SELECT DISTINCT CAST(date_trunc('week', day) AS DATE) AS week FROM run_days
 ),
 per_topic AS (
     SELECT w.week, t.topic_id, arg_max(t.topic_zh, t.day) AS topic_zh, arg_max(t.topic_en, t.day) AS topic_en,

@@ -9,6 +9,9 @@ CREATE OR REPLACE MACRO is_bot(login, account_type) AS (
 
 -- Every column says what it holds in its trailing "-- " comment (a line of only "-- " continues it): the
 -- Dagster UI shows these as the tables' column descriptions (vllm_digest/core/sqlmodel/schema.py reads them).
+-- A column is declared here only: opening an older warehouse adds the declared columns it lacks, and the few
+-- changes a CREATE cannot say (a renamed table, a dropped column) are the numbered files of analytics/sql/migrations/
+-- (vllm_digest/core/sqlmodel/migrate.py).
 
 -- stg_fetch_manifest: how each day was landed (source, event or snapshot semantics, completeness, request counts).
 CREATE TABLE IF NOT EXISTS stg_fetch_manifest (
@@ -30,8 +33,6 @@ CREATE TABLE IF NOT EXISTS stg_fetch_manifest (
                                         -- {"query", "applied": false, "why"}}} or {"applied": false, "why"};
                                         -- {} for a landing older than it; the check cross_checked_with_search reads it
 );
--- a warehouse made before the search cross-check gets the column (its old rows hold NULL until rebuilt)
-ALTER TABLE stg_fetch_manifest ADD COLUMN IF NOT EXISTS cross_check JSON;
 
 -- stg_issues: issue and PR objects as landed, one row per number.
 CREATE TABLE IF NOT EXISTS stg_issues (
@@ -221,8 +222,6 @@ CREATE TABLE IF NOT EXISTS core_comments (
     reactions_total INTEGER,            -- reactions on it (0 for reviews)
     review_state VARCHAR                -- a review's verdict: APPROVED, CHANGES_REQUESTED, COMMENTED (null otherwise)
 );
--- a warehouse made before review verdicts were kept gets the column
-ALTER TABLE core_comments ADD COLUMN IF NOT EXISTS review_state VARCHAR;
 
 -- core_people: one row per person of the day: who acted in the window, with what they did, and every author of
 -- the day's items (active = false when they did nothing in the window: kept so that their profile is known).
@@ -242,15 +241,9 @@ CREATE TABLE IF NOT EXISTS core_people (
     company VARCHAR,                    -- their profile's company (null: none written, or no profile fetched)
     bio VARCHAR,                        -- their profile's bio
     has_profile BOOLEAN,                -- whether their profile was fetched (GET /users/{login})
-    active BOOLEAN                      -- whether they did anything in the window (false: only an item's author)
+    active BOOLEAN DEFAULT true         -- whether they did anything in the window (false: only an item's author;
+                                        -- a row written before the flag existed was an actor: true)
 );
--- a warehouse made before profiles were fetched gets their columns
-ALTER TABLE core_people ADD COLUMN IF NOT EXISTS name VARCHAR;
-ALTER TABLE core_people ADD COLUMN IF NOT EXISTS company VARCHAR;
-ALTER TABLE core_people ADD COLUMN IF NOT EXISTS bio VARCHAR;
-ALTER TABLE core_people ADD COLUMN IF NOT EXISTS has_profile BOOLEAN;
--- a warehouse made when only the window's actors were people gets the column (its rows were all active)
-ALTER TABLE core_people ADD COLUMN IF NOT EXISTS active BOOLEAN DEFAULT true;
 
 -- mart_five_sets: the day's five report lists, one row per (set, item).
 CREATE TABLE IF NOT EXISTS mart_five_sets (
