@@ -12,7 +12,8 @@ from conftest import ROOT
 
 PACKAGE = ROOT / "vllm_digest"
 STAGES = ("ingest", "warehouse", "analytics", "report", "narrative", "site", "delivery")
-SHARED = ("model", "settings", "partitions", "sample_coverage", "day_file", "files", "gc_pause", "deadline", "taxonomy", "i18n")
+SHARED = ("model", "settings", "partitions", "sample_coverage", "day_file", "files", "gc_pause", "deadline", "taxonomy", "i18n",
+          "planned_events")
 
 # where a module belongs: the longest matching prefix wins
 PLACE = {

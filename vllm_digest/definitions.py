@@ -7,7 +7,7 @@ import warnings
 
 import dagster as dg
 
-from vllm_digest import schedules
+from vllm_digest import planned_events, schedules
 from vllm_digest.analytics import assets as analytics
 from vllm_digest.delivery import defs as delivery_defs
 from vllm_digest.ingest import assets as ingest
@@ -29,6 +29,8 @@ STAGES = (ingest.defs, warehouse.defs, analytics.defs, report.defs, site.defs, d
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:
+    # read by Dagster when this process creates a run (dg.materialize, `dagster asset materialize`)
+    planned_events.apply(settings)
     with warnings.catch_warnings():
         for category in PINNED_API_WARNINGS:
             warnings.filterwarnings("ignore", category=category)

@@ -69,6 +69,7 @@ _ENV_KEYS = {
     "late_days": "VLLM_DIGEST_LATE_DAYS",
     "executor": "VLLM_DIGEST_EXECUTOR",
     "site_url": "VLLM_DIGEST_SITE_URL",
+    "planned_events_per_run": "VLLM_DIGEST_PLANNED_EVENTS_PER_RUN",
 }
 _FILE_ONLY_KEYS = {"display_names", "narrative", "delivery"}
 # [narrative] file key -> the narrative config's own name (VLLM_DIGEST_LLM_<NAME> in the environment);
@@ -351,6 +352,9 @@ class Settings:
     # comments and merges of recent days converge
     late_days: int = 2
     executor: str = "in_process"
+    # Dagster's planned-events switch (vllm_digest/planned_events.py): off, a run over N days records a
+    # planned event per asset and day, and a failed run marks its days failed; on, one per asset
+    planned_events_per_run: bool = False
     # the optional LLM narrative; off (no base URL) unless configured
     narrative: NarrativeConfig = field(default_factory=NarrativeConfig)
     # publishing and per-day delivery; every channel off unless configured
@@ -671,6 +675,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
                                 "schedule lag (minutes)", 0, 1439),
         late_days=at("late_days", _parse_int, raw.get("late_days", 2), "late days", 0, 30),
         executor=at("executor", _parse_executor, raw.get("executor", "in_process")),
+        planned_events_per_run=at("planned_events_per_run", _delivery_flag, raw.get("planned_events_per_run", False),
+                                  "planned_events_per_run"),
         narrative=_parse_narrative(raw.get("narrative", {}), env, path),
         delivery=_parse_delivery(raw.get("delivery", {}), env, path),
     )
