@@ -23,6 +23,7 @@ This is a measurement, not a test: nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import subprocess
@@ -39,6 +40,7 @@ from dagster import DagsterEventType as Ev  # noqa: E402
 
 from tests.dagster_dev import DagsterDev  # noqa: E402
 from vllm_digest.partitions import daily_partitions  # noqa: E402
+from vllm_digest.planned_events import DAGSTER_SWITCH  # noqa: E402
 from vllm_digest.settings import load_settings  # noqa: E402
 
 SAMPLE_ENV = {"VLLM_DIGEST_SOURCE": "sample", "VLLM_DIGEST_CUTOFF": "11:39"}
@@ -129,27 +131,38 @@ def attribute(runs: list[dict], t0: float, t1: float) -> dict[str, float]:
     return {k: round(v, 1) for k, v in out.items()}
 
 
+def sensor_caught_up(cursor: str | None, ends: list[float]) -> bool:
+    """Whether the re-render sensor has read the last run's end. A run status sensor takes the runs that
+    ended one tick at a time (one every 30 s), so "it ticked after the last run ended" is not enough: its
+    cursor holds the time of the last run-status event it read (``record_timestamp``, ISO)."""
+    if not ends:
+        return True
+    if not cursor:
+        return False
+    read = json.loads(cursor).get("record_timestamp")
+    return read is not None and dt.datetime.fromisoformat(read).timestamp() >= max(ends) - 0.5
+
+
 def wait_quiet(dev: DagsterDev, timeout: float = QUIET_TIMEOUT_S) -> float:
-    """Until no run is queued or in flight and the re-render sensor has ticked since the last run ended
-    (so every follow-up it asks for has run); returns when the last run ended."""
+    """Until no run is queued or in flight and the re-render sensor has read every run's end (so every
+    follow-up it asks for has run); returns when the last run ended."""
     query = """{ active: runsOrError(filter: {statuses: [QUEUED, NOT_STARTED, STARTING, STARTED, CANCELING]}) {
             ... on Runs { results { runId } } }
-        finished: runsOrError(limit: 100) { ... on Runs { results { endTime } } }
+        finished: runsOrError(filter: {statuses: [SUCCESS]}, limit: 100) { ... on Runs { results { endTime } } }
         sensorOrError(sensorSelector: {repositoryLocationName: "vllm_digest", repositoryName: "__repository__",
                                        sensorName: "%s"}) {
-            ... on Sensor { sensorState { ticks(limit: 1) { timestamp status } } } } }""" % RERENDER_SENSOR
+            ... on Sensor { sensorState { typeSpecificData { ... on SensorData { lastCursor } } } } } }""" % RERENDER_SENSOR
     deadline = time.monotonic() + timeout
     quiet = 0
     while time.monotonic() < deadline:
         data = dev.graphql(query)
         ends = [r["endTime"] or 0 for r in data["finished"]["results"]]
-        ticks = data["sensorOrError"]["sensorState"]["ticks"]
-        settled = ticks and ticks[0]["status"] != "STARTED" and ticks[0]["timestamp"] > max(ends, default=0) + 1
-        quiet = quiet + 1 if not data["active"]["results"] and settled else 0
+        cursor = (data["sensorOrError"]["sensorState"]["typeSpecificData"] or {}).get("lastCursor")
+        quiet = quiet + 1 if not data["active"]["results"] and sensor_caught_up(cursor, ends) else 0
         if quiet == 2:
             return max(ends, default=0)
         time.sleep(2)
-    raise dev.fail(f"runs still active, or the sensor has not ticked since, after {timeout:.0f} s")
+    raise dev.fail(f"runs still active, or the sensor has not read every run's end, after {timeout:.0f} s")
 
 
 # (name, [(first day index, number of days), ...]): the backfills one fresh server runs in turn, over the
@@ -211,12 +224,12 @@ def analyze(home: Path) -> list[dict]:
                 for b, nxt in zip(backfills, [*backfills[1:], None])]
 
 
-def measure_scenario(name: str, workdir: Path) -> dict:
+def measure_scenario(name: str, workdir: Path, extra_env: dict[str, str]) -> dict:
     title, ranges = SCENARIOS[name]
     root = Path(tempfile.mkdtemp(prefix=f"ui-backfill-{name}-", dir=workdir))
     config = root / "vllm_digest.toml"
     config.write_text("# empty: no developer config file applies\n", encoding="utf-8")
-    env = {**SAMPLE_ENV, "VLLM_DIGEST_CONFIG": str(config), "VLLM_DIGEST_HOME": str(root / "home")}
+    env = {**SAMPLE_ENV, "VLLM_DIGEST_CONFIG": str(config), "VLLM_DIGEST_HOME": str(root / "home"), **extra_env}
     all_days = daily_partitions(load_settings(env)).get_partition_keys()
     home = root / "dagster_home"
     dev = DagsterDev.start(home, env, root / "dagster-dev.log")
@@ -240,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="which, comma-separated: " + "; ".join(f"{k}: {v[0]}" for k, v in SCENARIOS.items()))
     p.add_argument("--workdir", type=Path, default=Path("/tmp/vllm-digest-bench"))
     p.add_argument("--json", type=Path, default=None, help="also write the results here")
+    p.add_argument("--planned-events-per-run", action="store_true",
+                   help="with the setting planned_events_per_run on, as `make dev` would start dagster dev with it")
     p.add_argument("--analyze", type=Path, nargs="+", metavar="DAGSTER_HOME",
                    help="only read the backfills of these instances again (a measured scenario's home)")
     args = p.parse_args(argv)
@@ -247,8 +262,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps([{"home": str(h), "backfills": analyze(h)} for h in args.analyze], indent=1))
         return 0
     args.workdir.mkdir(parents=True, exist_ok=True)
+    # what `python -m vllm_digest.planned_events dg dev` puts in the environment of Dagster's processes
+    extra = {"VLLM_DIGEST_PLANNED_EVENTS_PER_RUN": "true", DAGSTER_SWITCH: "true"} if args.planned_events_per_run else {}
     result = {"imports": import_profile(SAMPLE_ENV),
-              "scenarios": [measure_scenario(n.strip(), args.workdir) for n in args.scenarios.split(",")]}
+              "scenarios": [measure_scenario(n.strip(), args.workdir, extra) for n in args.scenarios.split(",")]}
     text = json.dumps(result, indent=1)
     print(text)
     if args.json:
