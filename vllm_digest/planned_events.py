@@ -39,9 +39,10 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         apply(load_settings())
-    except SettingsError as exc:
-        print(f"vllm-digest: {exc}", file=sys.stderr)
-        return 2
+    except SettingsError:
+        # start anyway: the code location reports the bad setting in the UI (Deployment -> View error),
+        # as it does without this launcher; the switch then stays as the environment has it
+        pass
     os.execvp(argv[0], argv)
     return 0  # not reached: exec replaces this process
 
