@@ -59,9 +59,10 @@ test: install browser postgres strace
 	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile
 
 # `dg dev`, Dagster's supported command (`dagster dev` warns that it is superseded); it reads [tool.dg] in
-# pyproject.toml, the same code location `vllm_digest` as workspace.yaml
+# pyproject.toml, the same code location `vllm_digest` as workspace.yaml; started through
+# vllm_digest.orchestration.planned_events, so the webserver and daemon that create the UI's runs see that setting
 dev: install instance
-	$(VENV)/bin/dg dev --host 127.0.0.1 --port $(PORT)
+	$(PY) -m vllm_digest.orchestration.planned_events $(VENV)/bin/dg dev --host 127.0.0.1 --port $(PORT)
 
 bench: install postgres
 	$(PY) -m tools.perf

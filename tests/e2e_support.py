@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import dagster as dg
 import pytest
 
-from tests.dagster_dev import DagsterDev, group_members
+from vllm_digest.testing.dagster_dev import DagsterDev, group_members
 from vllm_digest.core.keys import WEEKLY_GROUP
 from vllm_digest.core.config.settings import Settings, load_settings
 

@@ -13,6 +13,7 @@ from vllm_digest.core.config.values import SettingsError
 from vllm_digest.delivery import assets as delivery
 from vllm_digest.ingest import assets as ingest
 from vllm_digest.orchestration import definitions as orchestration
+from vllm_digest.orchestration import planned_events
 from vllm_digest.report import assets as report
 from vllm_digest.site import assets as site
 from vllm_digest.warehouse import assets as warehouse
@@ -30,6 +31,8 @@ STAGES = (ingest.defs, warehouse.defs, analytics.defs, report.defs, site.defs, d
 
 
 def build_definitions(settings: Settings) -> dg.Definitions:
+    # read by Dagster when this process creates a run (dg.materialize, `dagster asset materialize`)
+    planned_events.apply(settings)
     with warnings.catch_warnings():
         for category in PINNED_API_WARNINGS:
             warnings.filterwarnings("ignore", category=category)

@@ -81,7 +81,7 @@ def test_the_variable_wins_over_the_file_and_is_the_one_named(tmp_path):
 @pytest.mark.e2e
 def test_the_ui_code_location_error_is_the_line_itself(tmp_path):
     """Deployment -> View error: the location's load error is the one line, with no stack under it."""
-    from tests.dagster_dev import DagsterDev
+    from vllm_digest.testing.dagster_dev import DagsterDev
 
     server = DagsterDev.start(
         tmp_path / "dagster_home",

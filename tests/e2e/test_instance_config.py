@@ -10,6 +10,8 @@ from vllm_digest.testing.pipeline import project_dagster_home
 def test_instance_queues_runs_has_no_warehouse_pool_monitors_runs_and_retries_only_crashes(tmp_path):
     with dg.DagsterInstance.from_config(str(project_dagster_home(tmp_path))) as instance:
         assert type(instance.run_coordinator).__name__ == "QueuedRunCoordinator"
+        # a UI backfill's chained runs each wait for the queue's next look: every second, not Dagster's 5
+        assert instance.run_coordinator.dequeue_interval_seconds == 1
         concurrency = instance.get_concurrency_config()
         assert concurrency.run_queue_config.max_concurrent_runs == 4
         # no pool: the warehouse lock keeps one writer, and a killed run cannot keep a pool slot

@@ -89,7 +89,7 @@ def test_dg_list_defs_with_the_readmes_columns_is_readable_in_80_columns(tmp_pat
 
 @pytest.mark.e2e
 def test_dg_dev_serves_the_code_location(tmp_path):
-    from tests.dagster_dev import DagsterDev
+    from vllm_digest.testing.dagster_dev import DagsterDev
 
     server = DagsterDev.start(
         tmp_path / "dagster_home",

@@ -370,7 +370,7 @@ def test_a_read_only_connection_inside_a_writable_one_is_refused_clearly(tmp_pat
 def test_terminate_in_the_ui_stops_a_run_waiting_for_the_warehouse(tmp_path):
     """On a real `dagster dev`: a run whose warehouse step waits for the lock (held here) is stopped by the
     UI's Terminate (the terminateRun mutation the button sends) and ends canceled."""
-    from tests.dagster_dev import DagsterDev
+    from vllm_digest.testing.dagster_dev import DagsterDev
 
     prefix = ("vllm_project", "vllm")
     config = tmp_path / "vllm_digest.toml"

@@ -77,8 +77,12 @@ def build_weekly_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
     @dg.asset(
         key=[*repo.key_prefix, WEEKLY_ASSET],
         # the daily marts it sums; Dagster maps each week to its seven days (no offset: the week before is
-        # read from the warehouse as it stands, like every look-back here)
-        deps=[dg.AssetKey([*repo.key_prefix, t]) for t in WEEKLY_TABLES_READ],
+        # read from the warehouse as it stands, like every look-back here). And the days' reports, which its
+        # pages link to: also the last step of a run over days, so a UI backfill asks for the weeks once the
+        # day run is done. Without it the backfill daemon could start the weekly run as soon as the day run's
+        # analytics step had written some of its days' events (its checks and reports still to come): the
+        # weeks came in two runs, a tick later, and the re-render sensor rendered them again after the day run
+        deps=[dg.AssetKey([*repo.key_prefix, t]) for t in (*WEEKLY_TABLES_READ, REPORT_ASSET)],
         partitions_def=partitions_def,
         backfill_policy=SINGLE_RUN,
         group_name=WEEKLY_GROUP,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from vllm_digest.core.config.values import SettingsError, parse_http_url, parse_int
+from vllm_digest.core.config.values import SettingsError, parse_flag, parse_http_url, parse_int
 
 WEBHOOK_KINDS = ("feishu", "slack", "json")
 _DELIVERY_KEYS = {
@@ -47,7 +47,6 @@ _DELIVERY_SECRETS = {
 # a git branch name as `git check-ref-format --branch` takes it, minus the exotic corners
 _BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[A-Za-z0-9._/-]+(?<!\.lock)(?<![/.])$")
 _MAILBOX = re.compile(r"^[^\s@<>,;\"]+@[^\s@<>,;\"]+$")
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 
 @dataclass(frozen=True)
@@ -85,15 +84,6 @@ class DeliveryConfig:
         """The per-day channels that are on, as the delivery log names them."""
         out = [f"webhook:{self.webhook_kind}"] if self.webhook_url else []
         return (*out, "email") if self.smtp_host else tuple(out)
-
-
-def _delivery_flag(value, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text not in _TRUE + _FALSE:
-        raise SettingsError(f"{name} {value!r} is not a yes/no value (true, false, 1, 0)")
-    return text in _TRUE
 
 
 def _delivery_remote(value: str, name: str) -> str:
@@ -198,8 +188,8 @@ def delivery_from_table(table, env: Mapping[str, str], path: Path | None) -> Del
         smtp_password=secret["smtp_password"] if smtp_host else None,
         smtp_from=_delivery_mailboxes(values["smtp_from"], names["smtp_from"])[0] if smtp_host else None,
         smtp_to=_delivery_mailboxes(values["smtp_to"], names["smtp_to"]) if smtp_host else (),
-        updates=_delivery_flag(values.get("updates", False), names["updates"]),
-        dry_run=_delivery_flag(values.get("dry_run", False), names["dry_run"]),
+        updates=parse_flag(values.get("updates", False), names["updates"]),
+        dry_run=parse_flag(values.get("dry_run", False), names["dry_run"]),
         since=_delivery_since(since, names["since"]),
         deadline=parse_int(values["deadline"] if text.get("deadline") else DEFAULT_DELIVERY_DEADLINE, names["deadline"], 1, 600),
         publish_deadline=parse_int(values["publish_deadline"] if text.get("publish_deadline") else DEFAULT_PUBLISH_DEADLINE, names["publish_deadline"], 1, 3600),

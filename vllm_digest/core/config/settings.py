@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from vllm_digest.core.config.delivery import DeliveryConfig, delivery_from_table
 from vllm_digest.core.config.narrative import NarrativeConfig, narrative_from_table
-from vllm_digest.core.config.values import SettingsError, parse_http_url, parse_int
+from vllm_digest.core.config.values import SettingsError, parse_flag, parse_http_url, parse_int
 from vllm_digest.core.i18n import Catalog, CatalogError, available_languages, load_catalog
 from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 
@@ -69,6 +69,7 @@ _ENV_KEYS = {
     "late_days": "VLLM_DIGEST_LATE_DAYS",
     "executor": "VLLM_DIGEST_EXECUTOR",
     "site_url": "VLLM_DIGEST_SITE_URL",
+    "planned_events_per_run": "VLLM_DIGEST_PLANNED_EVENTS_PER_RUN",
 }
 _FILE_ONLY_KEYS = {"display_names", "narrative", "delivery"}
 
@@ -140,6 +141,9 @@ class Settings:
     # comments and merges of recent days converge
     late_days: int = 2
     executor: str = "in_process"
+    # Dagster's planned-events switch (vllm_digest/orchestration/planned_events.py): off, a run over N days records a
+    # planned event per asset and day, and a failed run marks its days failed; on, one per asset
+    planned_events_per_run: bool = False
     # the optional LLM narrative; off (no base URL) unless configured
     narrative: NarrativeConfig = field(default_factory=NarrativeConfig)
     # publishing and per-day delivery; every channel off unless configured
@@ -412,6 +416,8 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
                                 "schedule lag (minutes)", 0, 1439),
         late_days=at("late_days", parse_int, raw.get("late_days", 2), "late days", 0, 30),
         executor=at("executor", _parse_executor, raw.get("executor", "in_process")),
+        planned_events_per_run=at("planned_events_per_run", parse_flag, raw.get("planned_events_per_run", False),
+                                  "planned_events_per_run"),
         narrative=narrative_from_table(raw.get("narrative", {}), env, path),
         delivery=delivery_from_table(raw.get("delivery", {}), env, path),
     )

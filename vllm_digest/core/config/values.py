@@ -25,3 +25,16 @@ def parse_int(value, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not re.fullmatch(r"\d+", text) or not low <= int(text) <= high:
         raise SettingsError(f"{name} {value!r} is not a whole number from {low} to {high}")
     return int(text)
+
+
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+
+
+def parse_flag(value, name: str) -> bool:
+    """A yes/no setting: a TOML boolean, or true/false, yes/no, on/off, 1/0 (an empty value is no)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in _TRUE + _FALSE:
+        raise SettingsError(f"{name} {value!r} is not a yes/no value (true, false, 1, 0)")
+    return text in _TRUE
