@@ -23,6 +23,7 @@ import duckdb
 from pydantic import Field
 
 from vllm_digest.warehouse import lock
+from vllm_digest.warehouse.migrate import apply_schema
 from vllm_digest.warehouse.sql_files import schema_statements
 
 _LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
@@ -125,8 +126,8 @@ class WarehouseResource(dg.ConfigurableResource):
         try:
             con.execute("SET TimeZone = 'UTC'")
             if not read_only:
-                for ddl in schema_statements():
-                    con.execute(ddl)
+                # the schema, and the migration of a warehouse made by an older version (migrate.py)
+                apply_schema(con, say=_say)
         except BaseException:
             con.close()
             raise
@@ -186,6 +187,12 @@ def _release(path: Path, hold: _Hold) -> None:
             del _held[path]
         # still under _held_lock: no thread can join this hold, or take a new flock beside it, until it is gone
         hold.stack.close()
+
+
+def _say(message: str) -> None:
+    """A one-off message of opening the warehouse: the step's log inside a step, a warning outside."""
+    step = _step_context()
+    (step.log.warning if step is not None else _log_outside_step)(message)
 
 
 def _log_outside_step(message: str) -> None:

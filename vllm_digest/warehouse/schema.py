@@ -26,17 +26,32 @@ _COMMENT_LINE = re.compile(r"^\s+--\s*(.*?)\s*$")
 
 @functools.lru_cache(maxsize=1)
 def declared_columns() -> dict[str, tuple[tuple[str, str], ...]]:
-    """table -> ((column, DuckDB type), ...) as the schema files create them."""
+    """table (or view) -> ((column, DuckDB type), ...) as the schema files create them."""
     con = duckdb.connect(":memory:")
     try:
         for ddl in schema_statements():
             con.execute(ddl)
         tables = [t for (t,) in con.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' ORDER BY 1"
+            "SELECT table_name FROM information_schema.tables WHERE table_type IN ('BASE TABLE', 'VIEW') ORDER BY 1"
         ).fetchall()]
         return {t: tuple(table_columns(con, t)) for t in tables}
     finally:
         con.close()
+
+
+@functools.lru_cache(maxsize=1)
+def _declared_views() -> dict[str, str]:
+    """view -> its SQL, as the schema files create them."""
+    con = duckdb.connect(":memory:")
+    try:
+        for ddl in schema_statements():
+            con.execute(ddl)
+        return dict(con.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal").fetchall())
+    finally:
+        con.close()
+
+
+_READS = re.compile(r"\b(?:FROM|JOIN)\s+\(?([a-z_][a-z0-9_]*)", re.IGNORECASE)
 
 
 def columns_of(table: str) -> list[tuple[str, str]]:
@@ -76,4 +91,10 @@ def column_descriptions() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for path in schema_files():
         out.update(parse_column_descriptions(path.read_text(encoding="utf-8"), str(path)))
+    # a view's column says what the same-named column of a table it reads says (core_item_texts: each
+    # item-day's reference joined to its stored text)
+    columns = declared_columns()
+    for view, sql in _declared_views().items():
+        sources = [out.get(t, {}) for t in _READS.findall(sql)]
+        out[view] = {c: next((d[c] for d in sources if d.get(c)), "") for c, _ in columns.get(view, ())}
     return out
