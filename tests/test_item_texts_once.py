@@ -5,6 +5,7 @@ whose ``core_item_texts`` was a table of its own, is migrated when opened, rows 
 import duckdb
 import pytest
 
+import vllm_digest.warehouse.migrate as migrate
 from vllm_digest.warehouse.bodies import parse_body
 from vllm_digest.warehouse.layers import INSERTS, STORED_IN
 from vllm_digest.warehouse.resource import WarehouseResource
@@ -129,8 +130,6 @@ def test_an_older_warehouse_is_migrated_when_opened_rows_kept(tmp_path, caplog):
 
 
 def test_a_failed_migration_leaves_the_older_warehouse_as_it_was(tmp_path, monkeypatch):
-    import vllm_digest.warehouse.migrate as migrate
-
     path = tmp_path / "old.duckdb"
     before = _old_warehouse(path)
     real = migrate.read_sql
