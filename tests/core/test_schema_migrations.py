@@ -105,6 +105,8 @@ def test_every_model_is_in_one_layer_list_and_declared_once():
     do not say); they name every model file with a table prefix exactly once, and each is a declared table."""
     listed = [*STG_MODELS, *CORE_MODELS, *MART_MODELS, *REF_MODELS, *ANALYTICS_MODELS]
     assert len(listed) == len(set(listed))
-    files = {n for n in sql_files() if n.startswith(("stg_", "core_", "ref_", "int_", "mart_"))}
+    # a model written in steps keeps them in files named after it (core_item_texts_store, ...)
+    files = {n for n in sql_files() if n.startswith(("stg_", "core_", "ref_", "int_", "mart_"))
+             and not any(n.startswith(f"{m}_") for m in listed)}
     assert set(listed) == files
     assert set(listed) <= set(declared_columns())

@@ -3,7 +3,7 @@
 Dagster's backfill daemon requests a week as soon as every asset it depends on is materialized for the
 week's days, reading the materializations as they are written. The weekly digest used to depend on the
 daily marts alone, which the day run's analytics step writes before its checks and reports: a look of the
-daemon while that step was writing its events (`python -m bench.ui_backfill`, 22 days) asked for the first
+daemon while that step was writing its events (`python -m tools.perf.ui_backfill`, 22 days) asked for the first
 week alone, the other weeks a tick later (30 s), and the re-render sensor then rendered the first week
 again, because its run had started before the day run ended. The digest's pages link to the days' reports,
 and the report is the day run's last asset step: depending on it, the weeks come after the whole day run.

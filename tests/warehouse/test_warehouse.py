@@ -16,7 +16,7 @@ import pytest
 from tests.pipeline_helpers import ALL_MODELS, build_sample_day, table_hashes
 from vllm_digest.definitions import build_definitions
 from vllm_digest.core.calendar import window_for_day
-from vllm_digest.warehouse.layers import CORE_MODELS, INSERTS, day_params
+from vllm_digest.warehouse.layers import CORE_MODELS, INSERTS, STORED_IN, day_params
 from vllm_digest.core.sqlmodel.writes import replace_partitions
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +41,7 @@ def test_failure_between_delete_and_insert_keeps_previous_rows(make_settings, fa
     params = day_params(settings.repos[0], window, settings.raw_dir)
     with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
         with pytest.raises(Injected):
-            replace_partitions(con, CORE_MODELS, [params], before_insert=explode, inserts=INSERTS)
+            replace_partitions(con, CORE_MODELS, [params], before_insert=explode, inserts=INSERTS, tables=STORED_IN)
         # the connection is still usable: the transaction was rolled back, not left open
         assert con.execute(f"SELECT count(*) FROM {fail_at}").fetchone()[0] > 0
     assert table_hashes(settings) == before

@@ -1,10 +1,12 @@
 """`make bench`: run every figure, print a markdown table, write tools/perf/results.md.
 
 Environment (each also an option, which wins): BENCH_YEAR_REPEATS (default 3; each 365-day
-backfill takes 1.5 minutes), BENCH_CLI_REPEATS (default 1; figure 2's one-year process and ten
-one-day processes take ~3 minutes), BENCH_REPEATS (default 3, the other figures), BENCH_ONLY (comma-separated figure
+backfill takes 1.5 minutes), BENCH_REPEATS (default 3, the other figures), BENCH_ONLY (comma-separated figure
 numbers; 6, figure 1 on PostgreSQL, needs the server binaries and takes ~10 minutes),
 BENCH_WORKDIR (default /tmp/vllm-digest-bench).
+
+Figure 2 (365 one-day runs against one 365-day run) is retired (issue 31): both pay Dagster's cost per
+(asset, day), so its ratio measured Dagster, not us; figure 1 compares the year with Dagster's floor instead.
 """
 
 from __future__ import annotations
@@ -18,9 +20,13 @@ from importlib import metadata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+# figure -> why it is no longer run (its number is not reused)
+RETIRED = {
+    "2": "365 one-day runs against one 365-day run is retired (issue 31): both pay Dagster's cost per (asset, day), "
+         "so the ratio measured Dagster, not us; figure 1 compares the year with Dagster's floor instead",
+}
 FIGURES = {
     "1": "365-day single-run backfill, whole graph (with and without checks, and Dagster's floor)",
-    "2": "a year: 365 one-day runs (extrapolated from 10) vs one 365-day run, as processes",
     "3": "day 365 (a year in the warehouse) vs day 1 (empty warehouse)",
     "4": "GitHub requests per synthetic day against the emulator beside the REST lower bound; N days in one run",
     "5": "one scheduled day end to end, github source against the emulator",
@@ -31,9 +37,10 @@ FIGURES = {
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     env = os.environ
     p = argparse.ArgumentParser(
-        prog="python -m bench",
+        prog="python -m tools.perf",
         description="Run the benchmark figures, print a markdown table and write tools/perf/results.md.",
         epilog="figures:\n" + "\n".join(f"  {n}  {text}" for n, text in FIGURES.items())
+        + "".join(f"\n  {n}  (retired) {why}" for n, why in RETIRED.items())
         + "\n\nThe whole set takes tens of minutes on two cores.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -43,12 +50,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="runs per figure, the median is reported (BENCH_REPEATS; default 3)")
     p.add_argument("--year-repeats", type=int, default=int(env.get("BENCH_YEAR_REPEATS", "3")),
                    help="runs of the 365-day backfill, 1.5 minutes each (BENCH_YEAR_REPEATS; default 3)")
-    p.add_argument("--cli-repeats", type=int, default=int(env.get("BENCH_CLI_REPEATS", "1")),
-                   help="runs of figure 2's 10 + 1 processes, ~3 minutes each (BENCH_CLI_REPEATS; default 1)")
     p.add_argument("--workdir", default=env.get("BENCH_WORKDIR", "/tmp/vllm-digest-bench"),
                    help="where the synthetic data and homes go (BENCH_WORKDIR; default /tmp/vllm-digest-bench)")
     args = p.parse_args(argv)
     args.only = {s.strip() for s in args.only.split(",") if s.strip()}
+    retired = sorted(args.only & set(RETIRED))
+    if retired:
+        p.error(f"--only {','.join(sorted(args.only))!r}: figure {retired[0]}: {RETIRED[retired[0]]}")
     unknown = sorted(args.only - set(FIGURES))
     if unknown or not args.only:
         p.error(f"--only {','.join(sorted(args.only))!r}: figures are {', '.join(FIGURES)}")
@@ -78,7 +86,7 @@ def machine() -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    repeats, year_repeats, cli_repeats, only = args.repeats, args.year_repeats, args.cli_repeats, args.only
+    repeats, year_repeats, only = args.repeats, args.year_repeats, args.only
     # figures reads its work folder when imported, and imports the whole pipeline: only now, after --help
     os.environ["BENCH_WORKDIR"] = args.workdir
     from tools.perf import figures
@@ -89,9 +97,6 @@ def main(argv: list[str] | None = None) -> int:
         if "1" in only:
             results.append(year)
         print(f"fig 1 done: {year['value']}", file=sys.stderr)
-    if "2" in only:
-        results.append(figures.fig2_per_day_vs_single(cli_repeats=cli_repeats))
-        print(f"fig 2 done: {results[-1]['value']}", file=sys.stderr)
     if "3" in only:
         results.append(figures.fig3_day365_vs_day1(Path(year["home"]), repeats))
         print(f"fig 3 done: {results[-1]['value']}", file=sys.stderr)
@@ -113,17 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "# Benchmark results",
         "",
-        f"Run {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC with `make bench` (`python -m bench`).",
+        f"Run {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC with `make bench` (`python -m tools.perf`).",
         "",
         "Machine: " + ", ".join(f"{k} {v}" for k, v in m.items()),
         "",
         f"Each figure is the median of {repeats} runs, except (1), the 365-day backfill: "
-        f"{year_repeats} run(s); (2)'s process series: {cli_repeats} run(s) of 10 + 1 processes; (6): one run. "
+        f"{year_repeats} run(s); (6): one run. "
         f"Synthetic data: `vllm_digest/testing/synthetic.py`, seed {figures.SEED}, at the embedded sample's measured "
         "daily volume. Runs materialize the whole graph (assets and asset checks) with the in-process "
-        "executor; they use an ephemeral (in-memory) Dagster instance like `dg.materialize`, except "
-        "(2), which runs `dagster asset materialize` processes on the SQLite instance of "
-        "`dagster.yaml`. (1)'s own work is its total minus Dagster's floor for the graph's shape "
+        "executor; they use an ephemeral (in-memory) Dagster instance like `dg.materialize`, except (6), "
+        "which uses a local PostgreSQL instance. (1)'s own work is its total minus Dagster's floor for the graph's shape "
         "(`tools/perf/floor.py`), both measured in the same run. Other work may share the machine, so a figure's parts "
         "are compared within one run; absolute seconds vary by ±20 % between runs.",
         "",

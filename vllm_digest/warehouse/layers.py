@@ -62,7 +62,9 @@ def _empty_jsonl() -> Path:
 
 def land_item_texts(con: duckdb.DuckDBPyConnection, model: str, params: dict) -> None:
     """``core_item_texts``' insert: the batch's distinct bodies are parsed in Python (DuckDB's Python UDFs
-    need numpy, which the project does not depend on) into ``run_parsed_bodies``, which the model joins."""
+    need numpy, which the project does not depend on) into ``run_parsed_bodies``; each distinct parsed text is
+    stored once in ``core_texts`` (content-addressed), each item-day as a reference in ``core_item_text_refs``
+    (the model's rows), and texts no item-day references any more are dropped."""
     bodies = [body for (body,) in con.execute(read_sql("run_item_bodies")).fetchall()]
     with gc_pause.paused():  # 38,000 parsed bodies a year, no cycles among them
         parsed = [parse_body(body) for body in bodies]
@@ -79,12 +81,17 @@ def land_item_texts(con: duckdb.DuckDBPyConnection, model: str, params: dict) ->
     }
     temp = read_sql("run_parsed_bodies")
     con.execute(temp, bind(temp, lists))
+    con.execute(read_sql("core_item_texts_store"))
     sql = read_sql(model)
-    con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, params))
+    con.execute(f"INSERT INTO {STORED_IN[model]} BY NAME {sql}", bind(sql, params))
+    con.execute(read_sql("core_item_texts_prune"))
 
 
 # models whose rows are not one plain INSERT of their SQL
 INSERTS = {"core_item_texts": land_item_texts}
+# models stored in another table than their name: core_item_texts is a view (sql/schema.sql) joining each
+# item-day's reference to its text, stored once
+STORED_IN = {"core_item_texts": "core_item_text_refs"}
 
 
 def build_days(
@@ -95,4 +102,5 @@ def build_days(
     raw_root: Path,
 ) -> dict[str, dict[str, int]]:
     """Rebuild ``models`` for every day at once (set-based); returns day -> model -> rows."""
-    return replace_partitions(con, models, [day_params(repo, w, raw_root) for w in windows], inserts=INSERTS)
+    return replace_partitions(con, models, [day_params(repo, w, raw_root) for w in windows], inserts=INSERTS,
+                              tables=STORED_IN)

@@ -9,7 +9,9 @@ it, in this order:
    transaction together with its row in ``schema_migrations``, so it runs once per warehouse. They run
    before the ``CREATE``s: a renamed table must be moved before ``CREATE TABLE IF NOT EXISTS`` makes an
    empty one under the new name. A warehouse older than ``schema_migrations`` itself runs them all, so
-   each must be a no-op on a warehouse already in the state it leads to (``IF EXISTS``);
+   each must be a no-op on a warehouse already in the state it leads to (``IF EXISTS``), or say the table
+   it moves rows out of in a ``-- needs table: NAME`` line: without that base table there is nothing to
+   move, and the migration is recorded as had without running;
 2. the schema files (``CREATE ... IF NOT EXISTS``, macros);
 3. every declared column the warehouse's table lacks is added, with the declared type and default, after
    the table's existing columns (its old rows hold the default, NULL unless declared, until rebuilt):
@@ -32,6 +34,7 @@ MIGRATIONS_TABLE = "schema_migrations"
 _MIGRATIONS_DDL = (f"CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} ("
                    "name VARCHAR PRIMARY KEY, applied_at TIMESTAMPTZ DEFAULT current_timestamp)")
 _NAME = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+_NEEDS = re.compile(r"^-- needs table: (\w+)\s*$", re.M)
 
 
 @functools.lru_cache(maxsize=1)
@@ -65,9 +68,12 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, warehouse: str) -> list[str
     for path in migration_files():
         if path.name in done:
             continue
+        sql = path.read_text(encoding="utf-8")
+        needs = _NEEDS.search(sql)
         con.execute("BEGIN TRANSACTION")
         try:
-            con.execute(path.read_text(encoding="utf-8"))
+            if needs is None or _has_table(con, needs.group(1)):
+                con.execute(sql)
             con.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name) VALUES ($n)", {"n": path.name})
             con.execute("COMMIT")
         except duckdb.Error as exc:
@@ -76,6 +82,13 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, warehouse: str) -> list[str
                                f"{exc}") from exc
         applied.append(path.name)
     return applied
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    return con.execute(
+        "SELECT count(*) FROM information_schema.tables WHERE table_catalog = current_database() "
+        "AND table_schema = 'main' AND table_name = $t AND table_type = 'BASE TABLE'", {"t": name},
+    ).fetchone()[0] > 0
 
 
 def add_missing_columns(con: duckdb.DuckDBPyConnection) -> list[str]:

@@ -126,7 +126,8 @@ class WarehouseResource(dg.ConfigurableResource):
             con.execute("SET TimeZone = 'UTC'")
             if not read_only:
                 # an older warehouse is brought up to the declared schema (migrate.py says in which order)
-                apply_migrations(con, self.path)
+                for name in apply_migrations(con, self.path):
+                    _say(f"warehouse {self.path!r}: applied migration {name}")
                 for ddl in schema_statements():
                     con.execute(ddl)
                 add_missing_columns(con)
@@ -189,6 +190,12 @@ def _release(path: Path, hold: _Hold) -> None:
             del _held[path]
         # still under _held_lock: no thread can join this hold, or take a new flock beside it, until it is gone
         hold.stack.close()
+
+
+def _say(message: str) -> None:
+    """A one-off message of opening the warehouse: the step's log inside a step, a warning outside."""
+    step = _step_context()
+    (step.log.warning if step is not None else _log_outside_step)(message)
 
 
 def _log_outside_step(message: str) -> None:

@@ -43,8 +43,43 @@ def declared_column_definitions() -> dict[str, tuple[tuple[str, str, str | None]
 
 @functools.lru_cache(maxsize=1)
 def declared_columns() -> dict[str, tuple[tuple[str, str], ...]]:
-    """table -> ((column, DuckDB type), ...) as the schema files create them."""
-    return {t: tuple((c, dtype) for c, dtype, _ in cols) for t, cols in declared_column_definitions().items()}
+    """table (or view) -> ((column, DuckDB type), ...) as the schema files create them."""
+    tables = {t: tuple((c, dtype) for c, dtype, _ in cols) for t, cols in declared_column_definitions().items()}
+    return {**tables, **_declared_view_columns()}
+
+
+@functools.lru_cache(maxsize=1)
+def _declared_view_columns() -> dict[str, tuple[tuple[str, str], ...]]:
+    """view -> ((column, DuckDB type), ...) as the schema files create them."""
+    con = duckdb.connect(":memory:")
+    try:
+        for ddl in schema_statements():
+            con.execute(ddl)
+        found: dict[str, list[tuple[str, str]]] = {}
+        for view, column, dtype in con.execute(
+            "SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns AS c "
+            "JOIN information_schema.tables AS t USING (table_catalog, table_schema, table_name) "
+            "WHERE t.table_type = 'VIEW' ORDER BY c.table_name, c.ordinal_position"
+        ).fetchall():
+            found.setdefault(view, []).append((column, dtype))
+        return {v: tuple(cols) for v, cols in found.items()}
+    finally:
+        con.close()
+
+
+@functools.lru_cache(maxsize=1)
+def _declared_views() -> dict[str, str]:
+    """view -> its SQL, as the schema files create them."""
+    con = duckdb.connect(":memory:")
+    try:
+        for ddl in schema_statements():
+            con.execute(ddl)
+        return dict(con.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal").fetchall())
+    finally:
+        con.close()
+
+
+_READS = re.compile(r"\b(?:FROM|JOIN)\s+\(?([a-z_][a-z0-9_]*)", re.IGNORECASE)
 
 
 def columns_of(table: str) -> list[tuple[str, str]]:
@@ -84,4 +119,10 @@ def column_descriptions() -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for path in schema_files():
         out.update(parse_column_descriptions(path.read_text(encoding="utf-8"), str(path)))
+    # a view's column says what the same-named column of a table it reads says (core_item_texts: each
+    # item-day's reference joined to its stored text)
+    columns = declared_columns()
+    for view, sql in _declared_views().items():
+        sources = [out.get(t, {}) for t in _READS.findall(sql)]
+        out[view] = {c: next((d[c] for d in sources if d.get(c)), "") for c, _ in columns.get(view, ())}
     return out

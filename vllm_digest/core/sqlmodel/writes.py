@@ -30,6 +30,7 @@ def replace_partitions(
     before_insert: Callable[[str], None] | None = None,
     params: Mapping[str, object] | None = None,
     inserts: Mapping[str, Insert] | None = None,
+    tables: Mapping[str, str] | None = None,
 ) -> dict[str, dict[str, int]]:
     """Rebuild the (repo, day) partitions of each model for every day in ``days``, in
     order, in one transaction. Each day is a dict with the ``RUN_DAYS_COLUMNS`` (the paths
@@ -38,7 +39,8 @@ def replace_partitions(
     Returns day -> model -> rows written. ``before_insert`` runs between a
     model's delete and its insert (tests use it to inject failures). ``params`` are
     statement parameters beyond the payload path lists (the analytics' taxonomy and weights);
-    ``inserts`` replaces the plain insert of the models it names.
+    ``inserts`` replaces the plain insert of the models it names; ``tables`` names the table a model's
+    partitions are stored in when that is not the model's own name (the model itself being a view over it).
     """
     if len({(d["repo"], str(d["day"])) for d in days}) != len(days):
         raise ValueError("a run lists the same (repo, day) twice")
@@ -48,7 +50,8 @@ def replace_partitions(
     try:
         for model in models:
             sql = read_sql(model)
-            con.execute(f"DELETE FROM {model} AS t USING run_days AS d WHERE t.repo = d.repo AND t.day = d.day")
+            table = (tables or {}).get(model, model)
+            con.execute(f"DELETE FROM {table} AS t USING run_days AS d WHERE t.repo = d.repo AND t.day = d.day")
             if before_insert is not None:
                 before_insert(model)
             if inserts and model in inserts:
@@ -57,7 +60,7 @@ def replace_partitions(
                 con.execute(f"INSERT INTO {model} BY NAME {sql}", bind(sql, params))
             rows = con.execute(
                 f"SELECT strftime(d.day, '%Y-%m-%d'), count(t.day) FROM run_days AS d "
-                f"LEFT JOIN {model} AS t ON t.repo = d.repo AND t.day = d.day GROUP BY d.day"
+                f"LEFT JOIN {table} AS t ON t.repo = d.repo AND t.day = d.day GROUP BY d.day"
             ).fetchall()
             for day, n in rows:
                 counts[day][model] = n

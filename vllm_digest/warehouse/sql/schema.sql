@@ -7,6 +7,14 @@ CREATE OR REPLACE MACRO is_bot(login, account_type) AS (
     OR coalesce(login, '') IN ('github-actions', 'mergify', 'dependabot', 'stale', 'vllm-bot', 'pre-commit-ci')
 );
 
+-- parsed_text_hash: the content hash a parsed body text is stored under in core_texts: sha256 of its parts as one
+-- JSON object (lists keep their order), so equal texts share one row however many item-days carry them.
+CREATE OR REPLACE MACRO parsed_text_hash(what, purpose, test_plan, test_result, result_figures, referenced_items,
+                                         meaningful_text, sections) AS
+    sha256(CAST(to_json({'what': what, 'purpose': purpose, 'test_plan': test_plan, 'test_result': test_result,
+                         'result_figures': result_figures, 'referenced_items': referenced_items,
+                         'meaningful_text': meaningful_text, 'sections': sections}) AS VARCHAR));
+
 -- Every column says what it holds in its trailing "-- " comment (a line of only "-- " continues it): the
 -- Dagster UI shows these as the tables' column descriptions (vllm_digest/core/sqlmodel/schema.py reads them).
 -- A column is declared here only: opening an older warehouse adds the declared columns it lacks, and the few
@@ -175,12 +183,20 @@ CREATE TABLE IF NOT EXISTS core_items (
     changed_files INTEGER               -- files the PR changes (null when its size was not fetched)
 );
 
--- core_item_texts: what each item's body says, template text left out (warehouse/bodies.py).
-CREATE TABLE IF NOT EXISTS core_item_texts (
+-- core_item_text_refs: what each item-day's body says, by reference: the content hash of its parsed text in
+-- core_texts (an item touched on many days, and the many bodies that parse alike, store their text once).
+CREATE TABLE IF NOT EXISTS core_item_text_refs (
     repo VARCHAR NOT NULL,              -- the repository, owner/name
     day DATE NOT NULL,                  -- the report day (partition key) that touched the item
     number INTEGER NOT NULL,            -- the issue or PR number
     kind VARCHAR NOT NULL,              -- issue or pr
+    text_hash VARCHAR                   -- the sha256 of its parsed text in core_texts (null: the item has no body)
+);
+
+-- core_texts: each distinct parsed body text once (warehouse/bodies.py), keyed by the sha256 of its parts (the
+-- derived has_description left out); rows no item-day references any more are removed when a day is rebuilt.
+CREATE TABLE IF NOT EXISTS core_texts (
+    text_hash VARCHAR NOT NULL,         -- sha256 of the parts below as JSON: the key core_item_text_refs holds
     has_description BOOLEAN,            -- whether the author wrote anything beyond the template
     what VARCHAR,                       -- the first meaningful sentence of its Purpose / Summary / Motivation, plain
     purpose VARCHAR,                    -- the Purpose (or Summary, bug description, Motivation) as plain lines
@@ -191,6 +207,23 @@ CREATE TABLE IF NOT EXISTS core_item_texts (
     meaningful_text VARCHAR,            -- the author's prose, no environment dump, checklist, comment or template line
     sections VARCHAR[]                  -- the kinds of section found, in body order (purpose, test_plan, other...)
 );
+
+-- core_item_texts: what each item's body says, template text left out (warehouse/bodies.py), one row per
+-- item-day as the models read it: the item-day's reference joined to its stored text, empty without a body.
+-- (A warehouse made when this was a table is migrated when opened: warehouse/migrate.py.)
+CREATE OR REPLACE VIEW core_item_texts AS
+SELECT r.repo, r.day, r.number, r.kind,
+       coalesce(t.has_description, false) AS has_description,
+       coalesce(t.what, '') AS what,
+       coalesce(t.purpose, '') AS purpose,
+       coalesce(t.test_plan, '') AS test_plan,
+       coalesce(t.test_result, '') AS test_result,
+       coalesce(t.result_figures, CAST([] AS VARCHAR[])) AS result_figures,
+       coalesce(t.referenced_items, CAST([] AS INTEGER[])) AS referenced_items,
+       coalesce(t.meaningful_text, '') AS meaningful_text,
+       coalesce(t.sections, CAST([] AS VARCHAR[])) AS sections
+FROM core_item_text_refs AS r
+LEFT JOIN core_texts AS t ON t.text_hash = r.text_hash;
 
 -- core_events: one row per thing that happened to an item inside the day's window.
 CREATE TABLE IF NOT EXISTS core_events (
