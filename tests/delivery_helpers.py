@@ -12,11 +12,13 @@ from pathlib import Path
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
-from vllm_digest.testing.pipeline import materialize, settings_at
-from vllm_digest.testing.net import free_port
-from vllm_digest.delivery.deliver import deliver
 from vllm_digest.core.config.settings import Settings
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.delivery.deliver import deliver
+from vllm_digest.testing.net import free_port
+from vllm_digest.testing.pipeline import materialize, settings_at
+
+
 DAY = "2026-03-22"
 EARLIER = "2026-03-21"
 SITE_URL = "https://example.org/digest/site"

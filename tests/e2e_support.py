@@ -16,9 +16,9 @@ from dataclasses import dataclass
 import dagster as dg
 import pytest
 
-from vllm_digest.testing.dagster_dev import DagsterDev, group_members
-from vllm_digest.core.keys import WEEKLY_GROUP
 from vllm_digest.core.config.settings import Settings, load_settings
+from vllm_digest.core.keys import WEEKLY_GROUP
+from vllm_digest.testing.dagster_dev import DagsterDev, group_members
 
 LOCATION = "vllm_digest"
 PREFIX = ("vllm_project", "vllm")

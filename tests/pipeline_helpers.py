@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 
-from vllm_digest.ingest.raw_store import write_day
-from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.core.calendar import DayWindow
 from vllm_digest.core.config.settings import Settings
-from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.sample import fetch_sample_day
+from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
+
+
 ALL_MODELS = STG_MODELS + CORE_MODELS + MART_MODELS
 
 

@@ -10,12 +10,12 @@ import time
 
 import dagster as dg
 
-from vllm_digest.definitions import build_definitions
 from vllm_digest.core.calendar import daily_partitions, weekly_partitions
-from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
-from vllm_digest.report.render import report_dir
 from vllm_digest.core.config.settings import Settings, load_settings
 from vllm_digest.core.config.values import SettingsError
+from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
+from vllm_digest.definitions import build_definitions
+from vllm_digest.report.render import report_dir
 
 
 def run_job(settings: Settings, instance: dg.DagsterInstance, job_name: str, first: str, last: str):

@@ -11,14 +11,14 @@ import pytest
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS, build_analytics, build_taxonomy_rules
 from vllm_digest.analytics.build import analytics_params, text_hits_statement, text_rules
-from vllm_digest.ingest.raw_store import write_day
-from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.core.calendar import window_for_day
 from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements, suffix_parameters
 from vllm_digest.core.taxonomy.loader import load_taxonomy
 from vllm_digest.core.taxonomy.selection import load_selection_weights
+from vllm_digest.ingest.raw_store import write_day
+from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
-from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements, suffix_parameters
 
 REPO = RepoRef("vllm-project", "vllm")
 DAYS = [(dt.date(2026, 3, 1) + dt.timedelta(days=i)).isoformat() for i in range(22)]

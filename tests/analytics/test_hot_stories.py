@@ -14,8 +14,8 @@ import re
 
 import duckdb
 
-from vllm_digest.testing.pipeline import materialize, report_path, write_sample
 from vllm_digest.core.taxonomy.loader import load_taxonomy
+from vllm_digest.testing.pipeline import materialize, report_path, write_sample
 
 DAY = "2026-03-22"  # with the default cutoff 11:39 UTC+8: [2026-03-22T03:39Z, 2026-03-23T03:39Z)
 APPENDIX = "\n---\n\n## 📋"

@@ -11,11 +11,13 @@ import duckdb
 
 from vllm_digest.testing.github_fixtures import REPO as EMULATED_REPO
 from vllm_digest.testing.report_text import cited_numbers, plain, split_sections
+
+
 EDITORIAL_REPO = EMULATED_REPO.full_name
-from vllm_digest.testing.template_bodies import PR_PLACEHOLDER, write as write_bodies
-from vllm_digest.testing.pipeline import materialize, report_path
 from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
 from vllm_digest.testing.github_fixtures import TOKEN
+from vllm_digest.testing.pipeline import materialize, report_path
+from vllm_digest.testing.template_bodies import PR_PLACEHOLDER, write as write_bodies
 
 DAY = "2026-03-22"
 FILES = {

@@ -16,15 +16,15 @@ import pytest
 from vllm_digest.testing.pipeline import materialize, report_path, settings_at
 from tests.analytics.test_analytics import REPO, base_warehouse, windows
 from vllm_digest.analytics.build import build_analytics, build_taxonomy_rules
-from vllm_digest.core.i18n import load_catalog
-from vllm_digest.report.facts import facts_packs
 from vllm_digest.core.calendar import windows_for_keys
-from vllm_digest.report.build import build_reports, featured_focus
+from vllm_digest.core.i18n import load_catalog
+from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.run_days import load_run_days
 from vllm_digest.core.taxonomy.loader import load_taxonomy
 from vllm_digest.core.taxonomy.selection import (DEFAULT_WEIGHTS, SelectionWeightsError, load_selection_weights)
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
-from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements
-from vllm_digest.core.sqlmodel.run_days import load_run_days
+from vllm_digest.report.build import build_reports, featured_focus
+from vllm_digest.report.facts import facts_packs
 
 DAYS = ["2026-03-20", "2026-03-21", "2026-03-22"]
 DAY = "2026-03-22"

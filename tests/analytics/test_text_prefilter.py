@@ -10,6 +10,8 @@ import duckdb
 
 from vllm_digest.analytics.prefilter import NONE_KNOWN, UNSAFE_CHARS, candidates, required_runs
 from vllm_digest.core.taxonomy.loader import load_taxonomy
+
+
 PATTERNS = [
     r"(?i)(?:\bkv[\s_-]?cache\b|\bscheduler\b)",
     r"(?i)(?:\b(?:tp|pp|dp|ep)[ =]?\d+\b|\bdp\+ep\b)",

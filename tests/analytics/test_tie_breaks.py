@@ -12,6 +12,8 @@ from tests.analytics.test_analytics import REPO
 from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements
 from vllm_digest.core.sqlmodel.run_days import load_run_days
 from vllm_digest.core.sqlmodel.writes import replace_partitions
+
+
 DAY = dt.date(2026, 5, 1)
 WINDOW_END = dt.datetime(2026, 5, 1, 12, 0, tzinfo=dt.timezone.utc)
 

@@ -8,13 +8,15 @@ from types import SimpleNamespace
 import duckdb
 import pytest
 
-from vllm_digest.testing.pipeline import materialize, report_path, settings_at
 from vllm_digest.core.i18n import load_catalog
-from vllm_digest.report.facts import topics_facts
-from vllm_digest.report.day.data import gather
-from vllm_digest.core.taxonomy.loader import load_taxonomy
-from vllm_digest.report.day.queries import DayBatch
 from vllm_digest.core.sqlmodel.files import read_sql
+from vllm_digest.core.taxonomy.loader import load_taxonomy
+from vllm_digest.report.day.data import gather
+from vllm_digest.report.day.queries import DayBatch
+from vllm_digest.report.facts import topics_facts
+from vllm_digest.testing.pipeline import materialize, report_path, settings_at
+
+
 REPO = "vllm-project/vllm"
 HEADING = re.compile(r"^\*\*(.+?) ([↑↓→·]) (\d+) items(.*)\*\*$", re.M)
 ENTRY = re.compile(r"^- \[(?:PR|Issue) #(\d+)\]", re.M)

@@ -5,6 +5,8 @@ import gc
 import pytest
 
 from vllm_digest.core import gc_pause
+
+
 def test_paused_turns_the_collector_off_and_back_on_even_after_an_error():
     assert gc.isenabled()
     with pytest.raises(ValueError):

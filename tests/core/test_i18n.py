@@ -5,12 +5,12 @@ import re
 
 import pytest
 
-from vllm_digest.testing.pipeline import materialize, report_path
-from vllm_digest.delivery.digest import read_digest
-from vllm_digest.delivery.webhook import feishu_payload, slack_payload
-from vllm_digest.core.i18n import BUNDLED
 from vllm_digest.core.config.settings import load_settings
 from vllm_digest.core.config.values import SettingsError
+from vllm_digest.core.i18n import BUNDLED
+from vllm_digest.delivery.digest import read_digest
+from vllm_digest.delivery.webhook import feishu_payload, slack_payload
+from vllm_digest.testing.pipeline import materialize, report_path
 
 DAY = "2026-03-22"
 

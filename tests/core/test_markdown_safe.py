@@ -4,6 +4,8 @@ these texts each need one pass (or several), and a text needing none comes back 
 import pytest
 
 from vllm_digest.core.text.markdown_safe import md_inline
+
+
 @pytest.mark.parametrize("text, safe", [
     ("plain title", "plain title"),
     ("a &amp; b & c", "a &amp;amp; b &amp; c"),  # an entity: every & escaped

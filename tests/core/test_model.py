@@ -5,11 +5,13 @@ import re
 
 import pytest
 
-from vllm_digest.core.vocabulary import PAYLOAD_KINDS, SET_NAMES, Manifest
-from vllm_digest.warehouse.layers import STG_MODELS
-from vllm_digest.core.sqlmodel.schema import columns_of
 from vllm_digest.core.sqlmodel.files import read_sql
 from vllm_digest.core.sqlmodel.run_days import RUN_DAYS_COLUMNS
+from vllm_digest.core.sqlmodel.schema import columns_of
+from vllm_digest.core.vocabulary import PAYLOAD_KINDS, SET_NAMES, Manifest
+from vllm_digest.warehouse.layers import STG_MODELS
+
+
 TYPED = set(Manifest.__dataclass_fields__) - {"details"}
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from vllm_digest.core.i18n import BUNDLED, available_languages
 from vllm_digest.core.taxonomy.loader import load_taxonomy
+
+
 PACKAGE = Path(__file__).resolve().parents[2] / "vllm_digest"
 CODE_DIRS = ("report", "site", "delivery", "core/i18n", "core/config", "core/text")
 

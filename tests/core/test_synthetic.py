@@ -3,10 +3,10 @@ and served by the real sample source."""
 
 import datetime as dt
 
-from vllm_digest.testing.synthetic import TARGETS, daily_stats, generate
-from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.core.calendar import window_for_day
 from vllm_digest.core.config.settings import RepoRef
+from vllm_digest.ingest.sample import fetch_sample_day
+from vllm_digest.testing.synthetic import TARGETS, daily_stats, generate
 # 44 days = two stale sweeps, so the closing means include them as the real sample's did
 DAYS = 44
 START = dt.datetime(2026, 1, 4, 3, 39, tzinfo=dt.timezone.utc)  # 11:39 UTC+8

@@ -5,6 +5,8 @@ import json
 
 from tests.pipeline_helpers import build_sample_day, five_sets
 from vllm_digest.core.calendar import window_for_day
+
+
 def _issue(number, created, closed=None, pr=False):
     obj = {
         "number": number, "title": f"item {number}", "user": {"login": "alice", "type": "User"},

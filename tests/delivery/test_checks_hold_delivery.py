@@ -7,12 +7,14 @@ import dagster as dg
 
 from vllm_digest.testing.pipeline import materialize, settings_at
 from tests.delivery_helpers import DAY, log_rows
-from vllm_digest.testing.webhook_receiver import WebhookReceiver
+from vllm_digest.core.calendar import window_for_day
 from vllm_digest.definitions import build_definitions
 from vllm_digest.ingest.raw_store import write_day
 from vllm_digest.ingest.sample import fetch_sample_day
-from vllm_digest.core.calendar import window_for_day
 from vllm_digest.orchestration.jobs import daily_selection
+from vllm_digest.testing.webhook_receiver import WebhookReceiver
+
+
 RAW = dg.AssetKey(["vllm_project", "vllm", "raw_activity"])
 
 

@@ -16,11 +16,13 @@ from tests.delivery_helpers import (
     self_signed_cert,
 )
 from tests.storage_scan import files_holding
-from vllm_digest.testing.webhook_receiver import WebhookReceiver
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.definitions import build_definitions
 from vllm_digest.delivery.deliver import deadline, overdue
 from vllm_digest.delivery.log import read_log
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.testing.webhook_receiver import WebhookReceiver
+
+
 DELIVERY = dg.AssetKey(["vllm_project", "vllm", "daily_delivery"])
 
 

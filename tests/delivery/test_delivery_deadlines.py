@@ -20,19 +20,20 @@ from tests.delivery_helpers import (DAY, EARLIER, SmtpServer, copy_home, deliver
                               self_signed_cert)
 from vllm_digest.testing.openai_emulator import OpenAIEmulator, Reply
 from vllm_digest.testing.slow_servers import (LATE, TRICKLE, DeafTcpServer, ScriptedSmtp, SilentTcpServer, SlowReceiver,
+
                                 StallingSmtp, TricklingSmtp)
-from vllm_digest.testing.webhook_receiver import WebhookReceiver
+from vllm_digest.core.config.narrative import NarrativeConfig
+from vllm_digest.core.config.settings import load_settings
+from vllm_digest.core.config.values import SettingsError
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.taxonomy.loader import DEFAULT_TAXONOMY, TaxonomyError, load_taxonomy
 from vllm_digest.delivery import webhook
 from vllm_digest.delivery.deliver import overdue
 from vllm_digest.delivery.log import read_log
 from vllm_digest.delivery.publish import PublishError, publish
 from vllm_digest.delivery.webhook import DeliveryError, DeliveryUnknown, WebhookRequest
-from vllm_digest.core.config.narrative import NarrativeConfig
 from vllm_digest.report.narrative.provider import ChatProvider
-from vllm_digest.core.config.settings import load_settings
-from vllm_digest.core.config.values import SettingsError
-from vllm_digest.core.taxonomy.loader import DEFAULT_TAXONOMY, TaxonomyError, load_taxonomy
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.testing.webhook_receiver import WebhookReceiver
 # the deadline every test here sets: short, so a test takes seconds, yet long enough for connecting
 # and EHLO on a loaded machine (a test that must hit it waits it out in full); the guard is far beyond it
 FAST_SECONDS = 5

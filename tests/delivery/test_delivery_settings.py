@@ -5,9 +5,9 @@ import datetime as dt
 
 import pytest
 
-from vllm_digest.delivery.publish import publish_token
 from vllm_digest.core.config.settings import load_settings
 from vllm_digest.core.config.values import SettingsError
+from vllm_digest.delivery.publish import publish_token
 
 SMTP = {"VLLM_DIGEST_SMTP_HOST": "mail.example.org", "VLLM_DIGEST_SMTP_FROM": "digest@example.org",
         "VLLM_DIGEST_SMTP_TO": "a@example.org, b@example.org"}

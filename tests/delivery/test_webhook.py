@@ -13,8 +13,8 @@ import time
 import pytest
 
 from tests.delivery_helpers import COUNTS, DAY, SITE_URL, copy_home, deliver_days, log_rows, render_days
-from vllm_digest.testing.webhook_receiver import WebhookReceiver
 from vllm_digest.delivery.webhook import SIGNATURE_HEADER
+from vllm_digest.testing.webhook_receiver import WebhookReceiver
 
 PAGE = "https://example.org/digest/reports/vllm-project/vllm/2026-03-22.{}.html"
 

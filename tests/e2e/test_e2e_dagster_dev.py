@@ -15,8 +15,8 @@ from tests.e2e_support import (
     WEEKLY, partitioned_keys, upstream_of,
 )
 from tests.e2e_support import server  # noqa: F401  (the module's dagster dev: a fixture)
-from vllm_digest.core.keys import DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_SCHEDULE
 from vllm_digest.core.due import report_freshness_policy
+from vllm_digest.core.keys import DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_SCHEDULE
 
 pytestmark = pytest.mark.e2e
 

@@ -15,13 +15,15 @@ import json
 import dagster as dg
 import pytest
 
-from vllm_digest.testing.pipeline import materialize, report_path, settings_at
-from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator, github_moment
-from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, expected_windows, window_of
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.ingest.github.plan import SNAPSHOT_NOTE, fetch_day
 from vllm_digest.ingest.raw_store import read_day
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator, github_moment
+from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, expected_windows, window_of
+from vllm_digest.testing.pipeline import materialize, report_path, settings_at
 from vllm_digest.warehouse import quality
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+
+
 LAG = dt.timedelta(minutes=10)  # the daily run fetches a day shortly after it ends
 EN_SNAPSHOT = "Counted from current state: reopenings and later merges may be missing"
 ZH_SNAPSHOT = "按条目当前状态统计：之后被重新打开的关闭和之后才合并的 PR 可能缺失"

@@ -8,8 +8,10 @@ and both print an author in every line that names one: GitHub's stand-in, ``ghos
 import json
 import re
 
-from vllm_digest.testing.pipeline import materialize, report_path
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.testing.pipeline import materialize, report_path
+
+
 DAY = "2026-03-22"  # with cutoff 11:39 UTC+8: [2026-03-22T03:39Z, 2026-03-23T03:39Z)
 GHOST = {"login": "ghost", "id": 10137, "type": "User"}
 ALICE = {"login": "alice", "type": "User"}

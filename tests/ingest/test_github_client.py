@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from vllm_digest.testing.github_emulator import Dataset, Fault, GitHubEmulator
-from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, five_sets
+from vllm_digest.core.calendar import DayWindow
+from vllm_digest.core.vocabulary import PAYLOAD_KINDS
 from vllm_digest.ingest.github.client import GitHubClient
 from vllm_digest.ingest.github.plan import fetch_day
 from vllm_digest.ingest.raw_store import write_day
-from vllm_digest.core.vocabulary import PAYLOAD_KINDS
-from vllm_digest.core.calendar import DayWindow
+from vllm_digest.testing.github_emulator import Dataset, Fault, GitHubEmulator
+from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, five_sets
+
+
 UTC = dt.timezone.utc
 DAY = DayWindow(dt.date(2026, 3, 10), dt.datetime(2026, 3, 10, 4, tzinfo=UTC), dt.datetime(2026, 3, 11, 4, tzinfo=UTC))
 API = "https://api.github.com/repos/vllm-project/vllm"

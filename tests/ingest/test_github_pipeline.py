@@ -3,9 +3,9 @@ produces the same report as the embedded sample source."""
 
 import dagster as dg
 
-from vllm_digest.testing.pipeline import materialize, report_path
 from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
 from vllm_digest.testing.github_fixtures import TOKEN
+from vllm_digest.testing.pipeline import materialize, report_path
 from tests.storage_scan import files_holding
 
 

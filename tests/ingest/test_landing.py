@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, write_day
-from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS, DayPayload, Manifest
 from vllm_digest.core.calendar import window_for_day
-from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS, DayPayload, Manifest
+from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, write_day
+from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
+
+
 RECORDED = json.loads((Path(__file__).parents[1] / "recorded" / "day.json").read_text(encoding="utf-8"))
 DAY = "2026-05-04"
 

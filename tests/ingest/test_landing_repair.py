@@ -9,14 +9,14 @@ import json
 
 import dagster as dg
 
-from vllm_digest.testing.pipeline import write_sample
-from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
-from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, expected_windows, window_of
+from vllm_digest.core.vocabulary import MANIFEST, DayPayload, Manifest
 from vllm_digest.definitions import build_definitions
 from vllm_digest.ingest.assets import RAW_ASSET
 from vllm_digest.ingest.github.plan import fetch_day
 from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, write_day
-from vllm_digest.core.vocabulary import MANIFEST, DayPayload, Manifest
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
+from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, expected_windows, window_of
+from vllm_digest.testing.pipeline import write_sample
 
 LONE = "\ud800"
 DAYS = ["2026-03-20", "2026-03-21", "2026-03-22"]

@@ -11,11 +11,11 @@ import dagster as dg
 import duckdb
 import pytest
 
-from vllm_digest.testing.pipeline import materialize, report_path
-from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
-from vllm_digest.testing.github_fixtures import TOKEN
 from vllm_digest.ingest.github.people import PEOPLE_FILE, REFRESH_DAYS, PeopleCache
 from vllm_digest.ingest.raw_store import repo_dir
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
+from vllm_digest.testing.github_fixtures import TOKEN
+from vllm_digest.testing.pipeline import materialize, report_path
 
 DAY, NEXT = "2026-03-21", "2026-03-22"
 PROFILES = {

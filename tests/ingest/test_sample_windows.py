@@ -16,10 +16,10 @@ import pytest
 
 from vllm_digest.testing.pipeline import sample_windows
 from tests.pipeline_helpers import build_sample_day, five_sets
-from vllm_digest.definitions import build_definitions
-from vllm_digest.core.vocabulary import SET_NAMES as SETS
 from vllm_digest.core.calendar import window_for_day
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.vocabulary import SET_NAMES as SETS
+from vllm_digest.definitions import build_definitions
 from vllm_digest.ingest.sample import SampleFileError, fetch_sample_day
 
 

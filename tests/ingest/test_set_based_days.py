@@ -8,11 +8,13 @@ import pytest
 
 from vllm_digest.testing.synthetic import generate
 from tests.pipeline_helpers import ALL_MODELS, table_hashes
+from vllm_digest.core.calendar import window_for_day
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.ingest.raw_store import write_day
 from vllm_digest.ingest.sample import fetch_sample_day
-from vllm_digest.core.calendar import window_for_day
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+
+
 DAYS = [f"2026-01-{d:02d}" for d in range(14, 18)]
 
 

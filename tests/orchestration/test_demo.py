@@ -5,10 +5,10 @@ import re
 
 import dagster as dg
 
-from vllm_digest.testing.pipeline import project_dagster_home
-from vllm_digest.definitions import build_definitions
 from vllm_digest.core.keys import DAILY_JOB
+from vllm_digest.definitions import build_definitions
 from vllm_digest.demo import run_job
+from vllm_digest.testing.pipeline import project_dagster_home
 
 DAYS = ["2026-03-21", "2026-03-22"]
 

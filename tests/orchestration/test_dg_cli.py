@@ -12,8 +12,8 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from vllm_digest.testing.pipeline import ROOT, project_dagster_home, sample_windows, settings_at
 from vllm_digest.definitions import build_definitions
+from vllm_digest.testing.pipeline import ROOT, project_dagster_home, sample_windows, settings_at
 
 DG = str(Path(sys.executable).with_name("dg"))
 DAYS = ("2026-03-21", "2026-03-22")

@@ -16,11 +16,13 @@ import shutil
 import duckdb
 import pytest
 
-from vllm_digest.testing.pipeline import materialize, materialize_weeks, report_path, settings_at
 from vllm_digest.analytics.build import build_analytics
-from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import week_days, window_for_day
 from vllm_digest.core.taxonomy.loader import load_taxonomy, taxonomy_from_settings
+from vllm_digest.core.vocabulary import SET_NAMES
+from vllm_digest.testing.pipeline import materialize, materialize_weeks, report_path, settings_at
+
+
 FIRST, LAST = "2026-03-09", "2026-03-22"  # two whole weeks, Monday to Sunday
 REF = re.compile(r"\[(PR|Issue) #(\d+)\]")
 # an item a section names: its own link, or a PR named with its thread's issue ("with PR #2, PR #3")

@@ -13,11 +13,13 @@ import pytest
 # what the UI's partition status ("failed" filter) is computed from; not in dagster's top-level API
 from dagster._core.storage.partition_status_cache import get_and_update_asset_status_cache_value
 
-from vllm_digest.testing.pipeline import ROOT, project_dagster_home, settings_at
-from vllm_digest.definitions import build_definitions
 from vllm_digest.core.calendar import daily_partitions
-from vllm_digest.orchestration.planned_events import DAGSTER_SWITCH
 from vllm_digest.core.config.values import SettingsError
+from vllm_digest.definitions import build_definitions
+from vllm_digest.orchestration.planned_events import DAGSTER_SWITCH
+from vllm_digest.testing.pipeline import ROOT, project_dagster_home, settings_at
+
+
 SETTING = "VLLM_DIGEST_PLANNED_EVENTS_PER_RUN"
 DAYS = ("2026-03-14", "2026-03-15")
 

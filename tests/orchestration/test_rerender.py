@@ -8,10 +8,10 @@ import re
 
 import dagster as dg
 
-from vllm_digest.testing.pipeline import materialize, report_path, settings_at
+from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
 from vllm_digest.definitions import build_definitions
 from vllm_digest.orchestration.sensors import BASELINE_SENSOR, RERENDER_TAG, follower_blocks
-from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
+from vllm_digest.testing.pipeline import materialize, report_path, settings_at
 
 DAY = "2026-03-22"
 TRAILING = ("2026-03-15", "2026-03-21")  # the 7 days before DAY

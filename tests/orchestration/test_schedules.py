@@ -12,11 +12,11 @@ import pytest
 # arithmetic) means the DST test sees the tick times the daemon would fire at.
 from dagster._utils.schedules import cron_string_iterator
 
-from vllm_digest.testing.pipeline import report_path
-from vllm_digest.definitions import build_definitions
 from vllm_digest.core.calendar import window_for_day
-from vllm_digest.core.keys import DAILY_JOB, DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG
 from vllm_digest.core.due import REPORT_GRACE_MINUTES, schedule_cron
+from vllm_digest.core.keys import DAILY_JOB, DAILY_SCHEDULE, RANGE_END_TAG, RANGE_START_TAG
+from vllm_digest.definitions import build_definitions
+from vllm_digest.testing.pipeline import report_path
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import duckdb
 
-from vllm_digest.testing.pipeline import materialize, report_path, write_sample
 from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
 from vllm_digest.testing.github_fixtures import TOKEN
+from vllm_digest.testing.pipeline import materialize, report_path, write_sample
 
 DAY = "2026-03-22"  # with the default cutoff 11:39 UTC+8: [2026-03-22T03:39Z, 2026-03-23T03:39Z)
 BASE = {"labels": [], "comments": 0, "state": "open", "closed_at": None, "body": None,

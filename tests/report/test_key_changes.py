@@ -10,6 +10,8 @@ import pytest
 
 from vllm_digest.testing.github_fixtures import REPO as EMULATED_REPO
 from vllm_digest.testing.report_text import cited_numbers, split_sections
+
+
 REPO = EMULATED_REPO.full_name
 from vllm_digest.testing.pipeline import materialize, report_path, settings_at, write_sample
 

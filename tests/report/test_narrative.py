@@ -7,16 +7,18 @@ import logging
 
 import pytest
 
-from vllm_digest.testing.narrative_replies import VOICES
-from vllm_digest.testing.net import free_port
-from vllm_digest.testing.openai_emulator import OpenAIEmulator, Reply
-from vllm_digest.report.narrative.prompts import PROMPT_VERSION
 from vllm_digest.core.config.narrative import NarrativeConfig, NarrativeConfigError
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.report.narrative.narrate import SectionInput, narrate_sections
+from vllm_digest.report.narrative.prompts import PROMPT_VERSION
 from vllm_digest.report.narrative.prompts import build_messages, data_fence
 from vllm_digest.report.narrative.provider import Breaker
 from vllm_digest.report.narrative.validator import validate
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.testing.narrative_replies import VOICES
+from vllm_digest.testing.net import free_port
+from vllm_digest.testing.openai_emulator import OpenAIEmulator, Reply
+
+
 API_KEY = "sk-test-5f1e9c0d7a2b4e68"
 REPO = "vllm-project/vllm"
 

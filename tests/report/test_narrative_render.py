@@ -5,9 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from vllm_digest.report import render
 from vllm_digest.core.text.markdown_safe import md_block
+from vllm_digest.report import render
 from vllm_digest.report.narrative.blocks import narrative_blocks
+
+
 SEED = Path(__file__).resolve().parents[1] / "golden" / "seed-2026-03-22.zh.md"
 HOSTILE = (
     "Intro <script>alert(1)</script> <img src=x onerror=alert(1)> [click](javascript:alert(1)) "

@@ -19,18 +19,20 @@ from tests.report.test_report_golden import FOLLOW_UPS, HEADINGS
 from vllm_digest.testing.narrative_replies import VOICES, SIGNATURE, GroundedWriter, ObedientWriter, grounded_reply, parse_request
 from vllm_digest.testing.openai_emulator import OpenAIEmulator, Reply
 from tests.storage_scan import files_holding
+from vllm_digest.core.calendar import windows_for_keys
+from vllm_digest.core.config.settings import Settings, load_settings
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.text.markdown_safe import md_block
 from vllm_digest.core.vocabulary import SECTION_IDS
+from vllm_digest.report.build import build_reports
+from vllm_digest.report.day.model import DayReport
+from vllm_digest.report.facts import NO_THREADS_NOTE
 from vllm_digest.report.narrative.narrate import CACHED_REJECTION
 from vllm_digest.report.narrative.prompts import data_fence
 from vllm_digest.report.narrative.validator import validate
-from vllm_digest.core.calendar import windows_for_keys
-from vllm_digest.report.facts import NO_THREADS_NOTE
-from vllm_digest.report.build import build_reports
-from vllm_digest.report.day.model import DayReport
-from vllm_digest.core.text.markdown_safe import md_block
 from vllm_digest.report.render import page_links, render_html, render_markdown
-from vllm_digest.core.config.settings import Settings, load_settings
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+
+
 API_KEY = "sk-narrative-7d41c0b9e2f5a836"
 DAY = "2026-03-22"
 # the narrated sections' headings (the follow-ups are facts only, never narrated)

@@ -16,13 +16,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from vllm_digest.testing.pipeline import materialize, materialize_weeks, report_path, settings_at
+from vllm_digest.core.config.delivery import DeliveryConfig
+from vllm_digest.core.sqlmodel.files import schema_files, sql_files
+from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 from vllm_digest.delivery.digest import read_digest
 from vllm_digest.delivery.email import build_message
 from vllm_digest.delivery.webhook import feishu_payload, json_payload, slack_payload
-from vllm_digest.core.config.delivery import DeliveryConfig
-from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
-from vllm_digest.core.sqlmodel.files import schema_files, sql_files
+from vllm_digest.testing.pipeline import materialize, materialize_weeks, report_path, settings_at
 
 FIRST, LAST, MONDAY = "2026-03-16", "2026-03-22", "2026-03-16"
 LANGS = ("zh", "en")

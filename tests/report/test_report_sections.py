@@ -4,8 +4,10 @@ import re
 
 import duckdb
 
-from vllm_digest.testing.pipeline import materialize, report_path
 from vllm_digest.core.taxonomy.selection import load_selection_weights
+from vllm_digest.testing.pipeline import materialize, report_path
+
+
 REF = re.compile(r"\[(?:PR|Issue) #(\d+)\]")
 
 

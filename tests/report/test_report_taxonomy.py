@@ -9,9 +9,9 @@ import pytest
 
 from vllm_digest.testing.pipeline import materialize, report_path
 from tests.core.test_no_literals import taxonomy_words
+from vllm_digest.core.taxonomy.loader import TaxonomyError, taxonomy_from_settings
 from vllm_digest.definitions import build_definitions
 from vllm_digest.report.narrative.prompts import voice
-from vllm_digest.core.taxonomy.loader import TaxonomyError, taxonomy_from_settings
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "intel_xpu.toml"
 DAY = "2026-03-22"

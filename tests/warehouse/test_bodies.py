@@ -8,8 +8,8 @@ import json
 
 import duckdb
 
-from vllm_digest.testing.pipeline import materialize, report_path
 from vllm_digest.core.text.limits import WHAT_CHARS
+from vllm_digest.testing.pipeline import materialize, report_path
 from vllm_digest.warehouse.bodies import parse_body
 
 PLACEHOLDER = "PLEASE FILL IN THE PR DESCRIPTION HERE ENSURING ALL CHECKLIST ITEMS (AT THE BOTTOM) HAVE BEEN CONSIDERED."

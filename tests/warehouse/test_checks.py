@@ -6,14 +6,16 @@ from functools import partial
 
 import dagster as dg
 
-from vllm_digest.testing.pipeline import materialize, report_path
+from vllm_digest.core.calendar import window_for_day
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.definitions import build_definitions
 from vllm_digest.ingest.raw_store import write_day
 from vllm_digest.ingest.sample import fetch_sample_day
-from vllm_digest.core.calendar import window_for_day
 from vllm_digest.orchestration.jobs import daily_selection
+from vllm_digest.testing.pipeline import materialize, report_path
 from vllm_digest.warehouse import quality
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+
+
 RANGE_TAGS = {"dagster/asset_partition_range_start": "2026-03-22", "dagster/asset_partition_range_end": "2026-03-23"}
 
 

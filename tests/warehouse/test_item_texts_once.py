@@ -8,10 +8,12 @@ import pytest
 import re
 
 from vllm_digest.core.sqlmodel.files import PACKAGE
-from vllm_digest.warehouse.bodies import parse_body
-from vllm_digest.warehouse.layers import INSERTS, STORED_IN
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.core.sqlmodel.writes import replace_partitions
+from vllm_digest.warehouse.bodies import parse_body
+from vllm_digest.warehouse.layers import INSERTS, STORED_IN
+
+
 REPO = "o/r"
 FILLED = "## Purpose\n\nCount cached tokens in the attention metadata so prefix hits show up in the stats.\n"
 UNFILLED = "## Purpose\n\nPLEASE FILL IN THE PR DESCRIPTION HERE ENSURING ALL CHECKLIST ITEMS BELOW ARE COMPLETED.\n"

@@ -14,11 +14,13 @@ import dagster as dg
 import pytest
 
 from tests.pipeline_helpers import ALL_MODELS, build_sample_day, table_hashes
-from vllm_digest.definitions import build_definitions
 from vllm_digest.core.calendar import window_for_day
-from vllm_digest.warehouse.layers import CORE_MODELS, INSERTS, STORED_IN, day_params
-from vllm_digest.core.sqlmodel.writes import replace_partitions
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.writes import replace_partitions
+from vllm_digest.definitions import build_definitions
+from vllm_digest.warehouse.layers import CORE_MODELS, INSERTS, STORED_IN, day_params
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -17,11 +17,13 @@ from pathlib import Path
 import dagster as dg
 import pytest
 
-from vllm_digest.testing.pipeline import ROOT, project_dagster_home
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.report.narrative.cache import TABLES as NARRATIVE_TABLES
 from vllm_digest.testing.narrative_replies import GroundedWriter
 from vllm_digest.testing.openai_emulator import OpenAIEmulator
-from vllm_digest.report.narrative.cache import TABLES as NARRATIVE_TABLES
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.testing.pipeline import ROOT, project_dagster_home
+
+
 DAYS = ("2026-03-20", "2026-03-22")
 # hang guards only, far above a run of these few days
 RUN_GUARD = 300

@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Sequence
 
 from vllm_digest.testing.report_text import SECTIONS
+
+
 POOLED = "all"
 Entries = dict[str, tuple[frozenset[int], ...] | None]  # section -> the day's entries; None: the file gives none
 # fewer featured items than this over all overlapping windows and the consistency figure is left unread:

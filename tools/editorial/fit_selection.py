@@ -26,8 +26,8 @@ from typing import Sequence
 
 from tools.editorial.editorial import (EvalError, REPO, days_in, labelled_days_args, labelled_days_parser,
                              leave_one_day_out, load_selections, materialize)
-from vllm_digest.core.taxonomy.selection import DEFAULT_WEIGHTS, FEATURES, SECTIONS
 from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
+from vllm_digest.core.taxonomy.selection import DEFAULT_WEIGHTS, FEATURES, SECTIONS
 
 TABLES = {"key_changes": "mart_key_changes", "notable": "mart_notable_issues"}
 L2_GRID = (0.3, 1.0, 3.0, 10.0, 30.0)

@@ -33,8 +33,8 @@ from typing import Sequence
 from tools.editorial import fit_selection as fs
 from tools.editorial.editorial import (EvalError, REPO, ROOT, days_in, labelled_days_args, labelled_days_parser,
                              leave_one_day_out, load_selections, materialize, write_markdown)
-from vllm_digest.core.taxonomy.loader import load_taxonomy
 from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
+from vllm_digest.core.taxonomy.loader import load_taxonomy
 
 # the item's own features, a small set: the full 34 over-fit on ~2,400 rows with ~128 positives (LOO lower)
 ITEM_FEATURES = ("opened", "still_open", "is_issue", "closed_unmerged", "ready", "tag_process", "title_model",

@@ -12,9 +12,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from vllm_digest.ingest.github.plan import fetch_day  # noqa: E402
 from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator  # noqa: E402
 from vllm_digest.testing.github_fixtures import REPO, TOKEN, expected_windows, window_of
-from vllm_digest.ingest.github.plan import fetch_day  # noqa: E402
 
 
 def main() -> None:

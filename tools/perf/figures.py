@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 
 from vllm_digest.testing.synthetic import generate
+
+
 ROOT = Path(__file__).resolve().parents[2]
 WORK = Path(os.environ.get("BENCH_WORKDIR", "/tmp/vllm-digest-bench"))
 FIRST_DAY = dt.date(2025, 11, 1)  # 365 days end 2026-10-31, before "today" on the bench machine

@@ -38,10 +38,10 @@ sys.path.insert(0, str(ROOT / "tests"))  # tests/dagster_dev.py imports conftest
 import dagster as dg  # noqa: E402
 from dagster import DagsterEventType as Ev  # noqa: E402
 
-from vllm_digest.testing.dagster_dev import DagsterDev  # noqa: E402
 from vllm_digest.core.calendar import daily_partitions  # noqa: E402
-from vllm_digest.orchestration.planned_events import DAGSTER_SWITCH  # noqa: E402
 from vllm_digest.core.config.settings import load_settings  # noqa: E402
+from vllm_digest.orchestration.planned_events import DAGSTER_SWITCH  # noqa: E402
+from vllm_digest.testing.dagster_dev import DagsterDev  # noqa: E402
 
 SAMPLE_ENV = {"VLLM_DIGEST_SOURCE": "sample", "VLLM_DIGEST_CUTOFF": "11:39"}
 RERENDER_SENSOR = "baseline_rerender_sensor"

@@ -25,15 +25,15 @@ from typing import Callable, Sequence
 
 import duckdb
 
-from vllm_digest.analytics.prefilter import NONE_KNOWN, candidates, required_runs
 from vllm_digest.analytics.entities import store_entities
+from vllm_digest.analytics.prefilter import NONE_KNOWN, candidates, required_runs
 from vllm_digest.core.calendar import DayWindow
 from vllm_digest.core.config.settings import RepoRef
-from vllm_digest.core.taxonomy.loader import Taxonomy
-from vllm_digest.core.taxonomy.selection import SelectionWeights, load_selection_weights
 from vllm_digest.core.sqlmodel.files import bind, read_sql, suffix_parameters
 from vllm_digest.core.sqlmodel.run_days import load_run_days
 from vllm_digest.core.sqlmodel.writes import replace_partitions
+from vllm_digest.core.taxonomy.loader import Taxonomy
+from vllm_digest.core.taxonomy.selection import SelectionWeights, load_selection_weights
 # The rules each day is matched with: a root of the graph, so its own asset (see the module docstring).
 REF_MODELS = ("ref_taxonomy_rules",)
 # Order matters: each model reads the ones before it for the same (repo, day); mart_topic_daily also

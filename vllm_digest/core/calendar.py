@@ -14,6 +14,8 @@ import dagster as dg
 from vllm_digest.core.config.settings import Settings
 from vllm_digest.core.config.values import SettingsError
 from vllm_digest.core.sample_coverage import coverage_end
+
+
 DAY_FORMAT = "%Y-%m-%d"
 # every partitioned asset runs a range of days (a backfill, a scheduled tick) as one run
 SINGLE_RUN = dg.BackfillPolicy.single_run()

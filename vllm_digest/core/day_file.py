@@ -11,8 +11,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.config.settings import RepoRef
+from vllm_digest.core.vocabulary import SET_NAMES
 
 
 class DayFileError(ValueError):

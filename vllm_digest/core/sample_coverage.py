@@ -10,6 +10,8 @@ from importlib import resources
 from pathlib import Path
 
 from vllm_digest.core.config.settings import RepoRef
+
+
 def embedded_sample_root() -> Path:
     return Path(str(resources.files("vllm_digest") / "samples"))
 

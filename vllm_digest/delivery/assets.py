@@ -9,13 +9,15 @@ import datetime as dt
 
 import dagster as dg
 
+from vllm_digest.core.calendar import DayBeforeStartError, check_not_before_start, daily_partitions
+from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.delivery.deliver import channels, deliver, overdue
 from vllm_digest.delivery.log import read_log
 from vllm_digest.delivery.publish import PublishError, publish
 from vllm_digest.delivery.webhook import redact_url
-from vllm_digest.core.calendar import DayBeforeStartError, check_not_before_start, daily_partitions
-from vllm_digest.core.config.settings import RepoRef, Settings
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+
+
 GROUP = "delivery"
 PUBLISHED_SITE_KEY = ["published_site"]
 DELIVERY_ASSET = "daily_delivery"

@@ -21,13 +21,13 @@ from typing import Callable, ContextManager
 
 import duckdb
 
+from vllm_digest.core.calendar import last_day, window_for_day
+from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.due import REPORT_GRACE_MINUTES, days_to_refresh
 from vllm_digest.delivery import email as mail
 from vllm_digest.delivery import webhook
 from vllm_digest.delivery.digest import DayDigest, DigestInputError, content_hash, read_digest, report_folder
 from vllm_digest.delivery.log import FAILED, NEW, SENT, UNKNOWN, UPDATED, LogRow, plan, read_log, record
-from vllm_digest.core.calendar import last_day, window_for_day
-from vllm_digest.core.due import REPORT_GRACE_MINUTES, days_to_refresh
-from vllm_digest.core.config.settings import RepoRef, Settings
 
 Connect = Callable[[], ContextManager[duckdb.DuckDBPyConnection]]
 

@@ -21,10 +21,10 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from vllm_digest.core import day_file
+from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.i18n import Catalog
 from vllm_digest.core.text.limits import HEADLINE_CHARS
 from vllm_digest.core.vocabulary import SET_NAMES
-from vllm_digest.core.config.settings import RepoRef, Settings
 
 # how much of the day one message shows; the page holds the rest
 TOP_TOPICS = 3

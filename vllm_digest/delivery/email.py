@@ -13,10 +13,10 @@ import threading
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 
+from vllm_digest.core.config.delivery import DeliveryConfig
 from vllm_digest.core.deadline import Deadline, DeadlineExceeded, run_within
 from vllm_digest.delivery.digest import DayDigest, clean_line
 from vllm_digest.delivery.webhook import DeliveryError, DeliveryUnknown
-from vllm_digest.core.config.delivery import DeliveryConfig
 # seconds one SMTP session may take in all (delivery.deadline), connecting to the goodbye
 DEADLINE_SECONDS = 30.0
 

@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 import httpx
 
 from vllm_digest.core.deadline import Deadline, DeadlineExceeded, RequestProgress, http_exchange
-from vllm_digest.delivery.digest import Change, DayDigest
 from vllm_digest.core.i18n import Catalog
+from vllm_digest.delivery.digest import Change, DayDigest
 # seconds one POST may take in all (delivery.deadline): connecting, sending and the whole answer
 DEADLINE_SECONDS = 30.0
 JSON_FORMAT = "vllm-digest.day/1"

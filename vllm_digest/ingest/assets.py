@@ -3,12 +3,6 @@
 
 import dagster as dg
 
-from vllm_digest.ingest.github.client import GitHubError
-from vllm_digest.ingest.github.people import PEOPLE_FILE, PeopleCache
-from vllm_digest.ingest.github.pr_files import FILES_FILE, FilesCache
-from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, repo_dir, write_day
-from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
-from vllm_digest.core.vocabulary import DayPayload
 from vllm_digest.core.calendar import (
     PER_DAY_METADATA_MAX_DAYS,
     SINGLE_RUN,
@@ -20,6 +14,12 @@ from vllm_digest.core.calendar import (
     not_retried,
 )
 from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.vocabulary import DayPayload
+from vllm_digest.ingest.github.client import GitHubError
+from vllm_digest.ingest.github.people import PEOPLE_FILE, PeopleCache
+from vllm_digest.ingest.github.pr_files import FILES_FILE, FilesCache
+from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, repo_dir, write_day
+from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
 
 RAW_ASSET = "raw_activity"
 

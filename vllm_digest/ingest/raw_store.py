@@ -19,8 +19,10 @@ import shutil
 import uuid
 from pathlib import Path
 
-from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS, DayPayload, Manifest
 from vllm_digest.core.config.settings import RepoRef
+from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS, DayPayload, Manifest
+
+
 def repo_dir(raw_root: Path, repo: RepoRef) -> Path:
     """The folder holding every landed day of ``repo``."""
     return raw_root / repo.owner / repo.name

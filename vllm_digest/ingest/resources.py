@@ -11,14 +11,16 @@ from typing import Iterator
 import dagster as dg
 from pydantic import Field
 
-from vllm_digest.ingest.github.plan import fetch_day, github_days
-from vllm_digest.ingest.github.people import PeopleCache
-from vllm_digest.ingest.github.pr_files import FilesCache
-from vllm_digest.ingest.sample import fetch_sample_day
-from vllm_digest.core.vocabulary import DayPayload
 from vllm_digest.core.calendar import DayWindow
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
+from vllm_digest.core.vocabulary import DayPayload
+from vllm_digest.ingest.github.people import PeopleCache
+from vllm_digest.ingest.github.plan import fetch_day, github_days
+from vllm_digest.ingest.github.pr_files import FilesCache
+from vllm_digest.ingest.sample import fetch_sample_day
+
+
 class ActivitySourceResource(dg.ConfigurableResource):
     # Dagster shows the docstring verbatim as the resource's description: plain text, one line
     """Where each day's raw activity comes from: the embedded sample (or a sample folder) or the GitHub REST API."""

@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vllm_digest.core import gc_pause
-from vllm_digest.ingest.github.rest import number_from_url, parse_time
-from vllm_digest.core.vocabulary import DayPayload, Manifest
-from vllm_digest.core.sample_coverage import coverage_end, embedded_sample_root, sample_coverage
 from vllm_digest.core.calendar import DayWindow
 from vllm_digest.core.config.settings import RepoRef
+from vllm_digest.core.sample_coverage import coverage_end, embedded_sample_root, sample_coverage
+from vllm_digest.core.vocabulary import DayPayload, Manifest
+from vllm_digest.ingest.github.rest import number_from_url, parse_time
+
+
 __all__ = ["coverage_end", "embedded_sample_root", "fetch_sample_day", "load_sample", "SampleFileError"]
 
 

@@ -53,10 +53,12 @@ from dagster._core.execution.backfill import BulkActionStatus
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS
 from vllm_digest.core.calendar import WEEK_DAYS
+from vllm_digest.core.config.settings import Settings
+from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
 from vllm_digest.report.assets import REPORT_ASSET, WEEKLY_ASSET
 from vllm_digest.site.assets import SITE_KEY
-from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
-from vllm_digest.core.config.settings import Settings
+
+
 BASELINE_SENSOR = "baseline_rerender_sensor"
 # on a follow-up run: the id of the run whose days it re-renders the followers of
 RERENDER_TAG = "vllm_digest/rerenders_after"

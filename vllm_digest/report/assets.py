@@ -3,20 +3,22 @@
 import dagster as dg
 
 from vllm_digest.core import gc_pause
-from vllm_digest.report.narration import narrate_reports, prefetch_cache
-from vllm_digest.report.narrative.resource import NarrativeResource
 from vllm_digest.core.calendar import (
     SINGLE_RUN, context_weeks, log_progress, context_windows, daily_partitions, day_span, weekly_partitions,
 )
+from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.due import report_freshness_policy
+from vllm_digest.core.keys import WEEKLY_GROUP
+from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.report.build import build_reports, featured_focus
-from vllm_digest.report.metadata import report_metadata, weekly_metadata
 from vllm_digest.report.day.queries import TABLES_READ
+from vllm_digest.report.metadata import report_metadata, weekly_metadata
+from vllm_digest.report.narration import narrate_reports, prefetch_cache
+from vllm_digest.report.narrative.resource import NarrativeResource
 from vllm_digest.report.render import write_report
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
-from vllm_digest.core.keys import WEEKLY_GROUP
-from vllm_digest.core.due import report_freshness_policy
-from vllm_digest.core.config.settings import RepoRef, Settings
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+
+
 REPORT_ASSET = "daily_report"
 WEEKLY_ASSET = "weekly_digest"
 

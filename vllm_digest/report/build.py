@@ -15,20 +15,20 @@ from typing import Callable
 import duckdb
 from markupsafe import Markup, escape
 
-from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import DayWindow, utc_offset_label
-from vllm_digest.report.charts import build_charts
-from vllm_digest.report.day.data import DayData, gather
+from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.taxonomy.loader import FocusArea, TaxonomyError, taxonomy_from_settings
 from vllm_digest.core.text.limits import HEADLINE_CHARS
 from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
+from vllm_digest.core.vocabulary import SET_NAMES
+from vllm_digest.report.charts import build_charts
+from vllm_digest.report.day.data import DayData, gather
 from vllm_digest.report.day.model import DayReport, Fetch, Listed, Window
 from vllm_digest.report.day.queries import DayBatch
 from vllm_digest.report.sections.entries import Wording
 from vllm_digest.report.sections.registry import build_sections
 from vllm_digest.report.sections.shared import author_name
 from vllm_digest.report.sections.topics import day_headline
-from vllm_digest.core.config.settings import RepoRef, Settings
-from vllm_digest.core.taxonomy.loader import FocusArea, TaxonomyError, taxonomy_from_settings
 from vllm_digest.warehouse.checks import failing_checks
 
 

@@ -19,9 +19,9 @@ from typing import Callable, Iterable
 from markupsafe import Markup, escape
 
 from vllm_digest.core.i18n import Catalog
+from vllm_digest.core.text.markdown_safe import plain_inline
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.report.day.data import DayData
-from vllm_digest.core.text.markdown_safe import plain_inline
 from vllm_digest.report.day.model import Chart, ChartRow, Rect, Swatch
 from vllm_digest.report.day.queries import HISTORY_DAYS
 from vllm_digest.report.sections.shared import item_ref, trend_arrow

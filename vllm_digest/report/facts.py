@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import re
 
-from vllm_digest.report.day.data import DayData
+from vllm_digest.core.taxonomy.loader import FocusArea
 from vllm_digest.core.text.limits import WHAT_CHARS
 from vllm_digest.core.text.markdown_safe import plain_inline
+from vllm_digest.report.day.data import DayData
 from vllm_digest.report.day.model import DayReport
 from vllm_digest.report.sections.shared import (
     SUMMARY_TOPICS,
@@ -32,7 +33,6 @@ from vllm_digest.report.sections.shared import (
     review_verdicts,
     thread_digest,
 )
-from vllm_digest.core.taxonomy.loader import FocusArea
 
 _REF = re.compile(r"#(\d+)\b")
 

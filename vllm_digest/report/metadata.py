@@ -12,11 +12,11 @@ from pathlib import Path
 
 import dagster as dg
 
-from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import PER_DAY_METADATA_MAX_DAYS
+from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.report.render import render_markdown, report_dir
 from vllm_digest.report.weekly import render_week_markdown
-from vllm_digest.core.config.settings import RepoRef, Settings
 
 COUNT_COLUMNS = [dg.TableColumn(name, "int") for name in SET_NAMES]
 

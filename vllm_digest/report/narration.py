@@ -23,14 +23,14 @@ from vllm_digest.report.narrative.prompts import PROMPT_VERSION, voice
 
 from vllm_digest.core.config.narrative import NarrativeConfig
 
-from vllm_digest.report.narrative.narrate import SectionInput, narrate_sections
-from vllm_digest.report.narrative.blocks import narrative_blocks
-from vllm_digest.report.narrative.cache import BatchedStore, cache_key
-from vllm_digest.report.facts import facts_packs
-from vllm_digest.report.narrative.provider import Breaker
+from vllm_digest.core.taxonomy.loader import FocusArea
 from vllm_digest.core.text.markdown_safe import md_block
 from vllm_digest.report.day.model import DayReport
-from vllm_digest.core.taxonomy.loader import FocusArea
+from vllm_digest.report.facts import facts_packs
+from vllm_digest.report.narrative.blocks import narrative_blocks
+from vllm_digest.report.narrative.cache import BatchedStore, cache_key
+from vllm_digest.report.narrative.narrate import SectionInput, narrate_sections
+from vllm_digest.report.narrative.provider import Breaker
 # one day's reports, one per language
 Day = tuple[DayReport, ...]
 

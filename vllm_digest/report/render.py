@@ -9,10 +9,10 @@ from pathlib import Path
 import jinja2
 
 from vllm_digest.core import day_file
+from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.text.markdown_safe import md_inline
 from vllm_digest.report.day.model import DayReport
-from vllm_digest.core.config.settings import RepoRef, Settings
 
 
 @functools.lru_cache(maxsize=2)

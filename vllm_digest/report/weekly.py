@@ -20,18 +20,18 @@ from typing import Any, Sequence
 
 import duckdb
 
+from vllm_digest.core.calendar import week_days, window_for_day
+from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.sqlmodel.run_days import load_run_days, repo_days
+from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
+from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
 from vllm_digest.core.vocabulary import SET_NAMES
-from vllm_digest.core.calendar import week_days, window_for_day
 from vllm_digest.report.build import item_url, local_label
 from vllm_digest.report.charts import COUNT_COLORS
-from vllm_digest.core.text.markdown_safe import md_inline, plain_inline
 from vllm_digest.report.day.queries import rows
 from vllm_digest.report.render import environment, page_links, relative_href, render_html_template, report_dir
 from vllm_digest.report.sections.shared import author_name
-from vllm_digest.core.config.settings import RepoRef, Settings
-from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
 
 WEEKLY_DIR = "weekly"
 # the weekly queries: report_weekly_<name>.sql

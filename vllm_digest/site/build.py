@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from vllm_digest.core.files import atomic_write_text
 from vllm_digest.core.config.settings import Settings
+from vllm_digest.core.files import atomic_write_text
 from vllm_digest.site.catalog import catalog, repo_weeks
 from vllm_digest.site.feed import atom_feed
 from vllm_digest.site.index import index_html

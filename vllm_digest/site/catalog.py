@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 
 from vllm_digest.core import day_file
+from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.text.markdown_safe import plain_inline
 from vllm_digest.report.render import report_dir
 from vllm_digest.report.weekly import weekly_dir
-from vllm_digest.core.config.settings import RepoRef, Settings
 
 _DAY_FILE = re.compile(r"^\d{4}-\d{2}-\d{2}\.json$")
 KINDS = ("issue", "pr")

@@ -12,9 +12,9 @@ import re
 import uuid
 import xml.etree.ElementTree as ET
 
+from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.report.build import item_url
 from vllm_digest.report.render import relative_href
-from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.site.catalog import ReportDay, ReportWeek
 from vllm_digest.site.pages import render_page
 

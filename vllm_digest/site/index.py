@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from vllm_digest.core.config.settings import Settings
 from vllm_digest.report.charts import COUNT_COLORS, count_series, counts_chart
 from vllm_digest.report.render import relative_href
-from vllm_digest.core.config.settings import Settings
 from vllm_digest.site.catalog import ReportDay, ReportWeek
 from vllm_digest.site.pages import render_page
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import httpx
 
-from vllm_digest.testing.pipeline import ROOT, project_dagster_home
 from vllm_digest.testing.net import free_port
+from vllm_digest.testing.pipeline import ROOT, project_dagster_home
 # Liveness bounds, not speed assertions: past them something hangs, and the
 # error says what and shows the server's log.
 START_TIMEOUT_S = 180

@@ -7,13 +7,15 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
-from vllm_digest.ingest.sample import embedded_sample_root
-from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.core.calendar import DayWindow
 from vllm_digest.core.config.settings import RepoRef
-from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.vocabulary import SET_NAMES
+from vllm_digest.ingest.sample import embedded_sample_root
+from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
+from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
+
+
 REPO = RepoRef("vllm-project", "vllm")
 TOKEN = "ghp_emulatorTOKEN0123456789abcdefSECRET"
 # fast, bounded client settings so fault tests finish in well under a second each

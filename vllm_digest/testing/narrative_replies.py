@@ -13,11 +13,13 @@ import json
 import re
 from collections import defaultdict, deque
 
-from vllm_digest.testing.openai_emulator import Reply
 from vllm_digest.core.i18n import load_catalog
+from vllm_digest.core.taxonomy.loader import load_taxonomy
 from vllm_digest.report.narrative.prompts import voice
 from vllm_digest.report.narrative.validator import entry_markers
-from vllm_digest.core.taxonomy.loader import load_taxonomy
+from vllm_digest.testing.openai_emulator import Reply
+
+
 SIGNATURE = {"zh": "（LLM 撰写）", "en": "(written by the LLM)"}
 # the prompts and rules of the bundled catalogs, for the bundled taxonomy's project and focus area
 _TAXONOMY = load_taxonomy()

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Iterator
 
 from vllm_digest.testing.net import free_port
+
+
 USER = "dagster"  # the superuser initdb creates; trust auth on 127.0.0.1 only
 DB = "postgres"
 

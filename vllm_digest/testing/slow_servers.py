@@ -24,6 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from aiosmtpd.controller import Controller
 
 from vllm_digest.testing.net import free_port
+
+
 TRICKLE, LATE = "trickle", "late"
 
 

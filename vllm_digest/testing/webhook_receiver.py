@@ -7,6 +7,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from vllm_digest.testing.net import free_port
+
+
 class WebhookReceiver:
     """``answers``: (status, body) per request in order; after them, ``default``."""
 

@@ -18,8 +18,10 @@ import dagster as dg
 
 from vllm_digest.core.calendar import context_windows
 from vllm_digest.core.config.settings import RepoRef, Settings
-from vllm_digest.warehouse import quality
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.warehouse import quality
+
+
 Rule = Callable[..., dict[str, quality.Outcome]]  # (con, repo=, days=) -> day -> outcome
 
 # (target table, check name, rule, what it guards)

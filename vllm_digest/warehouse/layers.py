@@ -9,13 +9,15 @@ from pathlib import Path
 import duckdb
 
 from vllm_digest.core import gc_pause
-from vllm_digest.ingest.raw_store import day_dir
-from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS
 from vllm_digest.core.calendar import DayWindow
 from vllm_digest.core.config.settings import RepoRef
-from vllm_digest.warehouse.bodies import parse_body
 from vllm_digest.core.sqlmodel.files import bind, read_sql
 from vllm_digest.core.sqlmodel.writes import replace_partitions
+from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS
+from vllm_digest.ingest.raw_store import day_dir
+from vllm_digest.warehouse.bodies import parse_body
+
+
 STG_MODELS = (
     "stg_fetch_manifest",
     "stg_issues",

@@ -23,9 +23,11 @@ from tools.editorial.editorial import (
     main,
     score_day,
 )
-from vllm_digest.testing.report_text import SECTIONS, cited_numbers, section_citations, split_sections
-from vllm_digest.testing.pipeline import ROOT, SHIPPED_SAMPLE, materialize, settings_at
 from vllm_digest.core.taxonomy.selection import load_selection_weights
+from vllm_digest.testing.pipeline import ROOT, SHIPPED_SAMPLE, materialize, settings_at
+from vllm_digest.testing.report_text import SECTIONS, cited_numbers, section_citations, split_sections
+
+
 GOLDEN = ROOT / "tests" / "golden"
 REPO = "vllm-project/vllm"
 

@@ -20,6 +20,8 @@ from importlib import resources
 from pathlib import Path
 
 from vllm_digest.core.taxonomy.loader import NAME_FIELDS
+
+
 BUNDLED = Path(str(resources.files("vllm_digest.core.i18n")))
 _LANGUAGE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
 # keys whose value is a choice the code acts on, not text

@@ -11,6 +11,8 @@ check that every column has deps and every dep exists.
 from __future__ import annotations
 
 from vllm_digest.core.vocabulary import SET_NAMES
+
+
 Dep = tuple[str, str]  # (table, column)
 
 

@@ -25,6 +25,8 @@ from pydantic import Field
 from vllm_digest.core.sqlmodel import lock
 from vllm_digest.core.sqlmodel.files import schema_statements
 from vllm_digest.core.sqlmodel.migrate import add_missing_columns, apply_migrations, mark_migrated
+
+
 _LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
 
 

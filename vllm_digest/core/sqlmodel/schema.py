@@ -17,6 +17,8 @@ import re
 import duckdb
 
 from vllm_digest.core.sqlmodel.files import schema_files, schema_statements
+
+
 _CREATE_TABLE = re.compile(r"^CREATE TABLE IF NOT EXISTS ([a-z_][a-z0-9_]*) \($")
 _COLUMN_LINE = re.compile(r"^\s+([a-z_][a-z0-9_]*)\s[^-]*?(?:--\s*(.*?))?\s*$")
 _COMMENT_LINE = re.compile(r"^\s+--\s*(.*?)\s*$")

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from typing import Iterator
 from urllib.parse import quote, urlsplit
 
-from vllm_digest.ingest.github.client import GitHubClient, GitHubError, Response
 from vllm_digest.core.config.settings import RepoRef
+from vllm_digest.ingest.github.client import GitHubClient, GitHubError, Response
+
+
 @dataclass(frozen=True)
 class Page:
     """One answer of an endpoint: the response, its checked body, and what the replay records it as."""

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from vllm_digest.core.files import atomic_write_text
+
+
 C = TypeVar("C", bound="JsonCache")
 
 

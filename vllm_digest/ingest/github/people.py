@@ -17,6 +17,8 @@ import datetime as dt
 
 from vllm_digest.ingest.github.client import CachedResponse
 from vllm_digest.ingest.github.json_cache import JsonCache
+
+
 REFRESH_DAYS = 30
 # the profile fields kept: enough to tell an affiliation, nothing more
 PROFILE_FIELDS = ("login", "name", "company", "bio", "type")

@@ -13,6 +13,8 @@ import re
 
 from vllm_digest.ingest.github.client import CachedResponse
 from vllm_digest.ingest.github.json_cache import JsonCache
+
+
 FILES_FILE = "pr_files.json"
 # the fields of a changed file kept: enough to place it and weigh it
 FILE_FIELDS = ("filename", "status", "additions", "deletions")

@@ -9,8 +9,8 @@ unchanged day costs no rate limit and no extra storage.
 
 from __future__ import annotations
 
-from vllm_digest.ingest.github.client import CachedResponse, Response
 from vllm_digest.core.vocabulary import DayPayload
+from vllm_digest.ingest.github.client import CachedResponse, Response
 # kind -> (key field, the fields a stub keeps so paging decisions replay the same)
 _STUB_FIELDS = {
     "events": ("id", ("id", "event", "created_at")),

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vllm_digest.core.taxonomy.loader import NAME_FIELDS
 from vllm_digest.core.text.limits import FIGURE_CHARS
 from vllm_digest.core.vocabulary import SET_NAMES
 from vllm_digest.report.day.queries import HOTNESS_PARTS
-from vllm_digest.core.taxonomy.loader import NAME_FIELDS
+
+
 class ReportDataMissing(LookupError):
     """The marts hold no rows for the day asked for."""
 

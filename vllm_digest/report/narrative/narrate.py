@@ -37,11 +37,13 @@ from typing import Mapping
 
 import duckdb
 
-from vllm_digest.report.narrative import cache
 from vllm_digest.core.config.narrative import NarrativeConfig
+from vllm_digest.report.narrative import cache
 from vllm_digest.report.narrative.prompts import PROMPT_VERSION, Voice, build_messages, check_section, repair_messages
 from vllm_digest.report.narrative.provider import Breaker, ChatProvider
 from vllm_digest.report.narrative.validator import validate
+
+
 log = logging.getLogger(__name__)
 
 CACHED_REJECTION = "grounding violations after repair, cached verdict (retry_rejected asks again)"

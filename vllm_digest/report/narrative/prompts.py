@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 
 from vllm_digest.core.i18n import Catalog
-from vllm_digest.core.vocabulary import SECTION_IDS
 from vllm_digest.core.taxonomy.loader import FocusArea
+from vllm_digest.core.vocabulary import SECTION_IDS
 # Bump whenever a prompt's wording or a facts pack's shape changes: it is part of the cache key, so old
 # responses are not reused for a prompt they were not written for. v3: the focus area's names, themes and
 # vendor come from the taxonomy, and the packs' vendor keys are vendor-neutral.

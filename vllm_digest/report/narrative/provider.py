@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from vllm_digest.core.deadline import Deadline, DeadlineExceeded, http_exchange
 from vllm_digest.core.config.narrative import ENV_PREFIX, NarrativeConfig
+from vllm_digest.core.deadline import Deadline, DeadlineExceeded, http_exchange
 
 log = logging.getLogger(__name__)
 

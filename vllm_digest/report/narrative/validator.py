@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 
 from vllm_digest.core.i18n import Catalog
+
+
 _ITEM_REF = re.compile(r"#(\d+)")
 _MD_LINK = re.compile(r"(!?)\[([^\]]*)\]\(\s*<?([^)\s>]*)>?[^)]*\)")
 # every way Markdown (CommonMark and GitHub's autolinks) makes a link without [..](..):
