@@ -214,7 +214,7 @@ def wait_until_quiet(dev, timeout: float = 600) -> None:
     every follow-up it asks for has been launched and has run (the timeout guards against a hang)."""
     import time
 
-    from vllm_digest.orchestration.sensors import BASELINE_SENSOR
+    from vllm_digest.core.keys import BASELINE_SENSOR
     query = """{ runsOrError(filter: {statuses: %s}) { ... on Runs { results { runId } } }
         finished: runsOrError(limit: 50) { ... on Runs { results { endTime } } }
         sensorOrError(sensorSelector: {repositoryLocationName: "vllm_digest", repositoryName: "__repository__",

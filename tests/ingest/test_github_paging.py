@@ -12,7 +12,7 @@ import pytest
 
 from vllm_digest.testing.github_emulator import Dataset, Fault, GitHubEmulator
 from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, expected_windows, window_of
-from tests.github_fixtures import sample_dataset
+from tests.emulator_fixtures import sample_dataset
 from vllm_digest.ingest.github.client import GitHubClient, GitHubError, PagingError
 from vllm_digest.ingest.github.plan import fetch_day
 from vllm_digest.ingest.raw_store import read_day, write_day

@@ -9,7 +9,7 @@ import pytest
 
 from vllm_digest.testing.github_emulator import Dataset, Fault, GitHubEmulator
 from vllm_digest.testing.github_fixtures import FAST, REPO, SET_NAMES, TOKEN, expected_windows, five_sets, tree_bytes, window_of
-from tests.github_fixtures import emulator, sample_dataset
+from tests.emulator_fixtures import emulator, sample_dataset
 from vllm_digest.ingest.github.client import GitHubError
 from vllm_digest.ingest.github.plan import fetch_day
 from vllm_digest.ingest.raw_store import read_day, write_day

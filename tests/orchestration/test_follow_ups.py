@@ -232,7 +232,7 @@ def test_rerunning_a_day_changes_it_and_its_followers_but_no_earlier_day(tmp_pat
     pick (the new title)."""
     import dagster as dg
 
-    from tests.orchestration.test_rerender import sensor_requests
+    from tests.orchestration.test_sensors import sensor_requests
     from vllm_digest.definitions import build_definitions
     from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
 
@@ -380,7 +380,7 @@ def test_rebuilding_a_day_of_a_rendered_week_asks_for_that_week_again(tmp_path):
     no fetch); a week never rendered is left to its schedule."""
     import dagster as dg
 
-    from tests.orchestration.test_rerender import sensor_requests
+    from tests.orchestration.test_sensors import sensor_requests
     from vllm_digest.definitions import build_definitions
     from vllm_digest.orchestration.sensors import RERENDER_TAG
     from vllm_digest.core.keys import RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
@@ -419,7 +419,7 @@ def shown_order(text: str, head: str) -> list[int]:
 
 def test_each_sections_pick_rank_is_the_order_the_report_shows_its_items(built):
     """pick_rank follows the section as rendered: for the 🎯 section the largest theme first (ties by theme id),
-    then the larger number, as report/sections.py groups it, not the theme id alone."""
+    then the larger number, as report/sections/focus.py groups it, not the theme id alone."""
     reordered = 0
     with duckdb.connect(str(built.warehouse_path), read_only=True) as con:
         for day in days_between(FIRST, LAST):
@@ -502,7 +502,7 @@ def test_only_mart_topic_daily_holds_the_topic_listing_rule():
 def drain(defs, instance, result) -> list[tuple[str, str, str]]:
     """Run what the baseline sensor asks for after ``result``, and what it asks for after those runs, as the
     daemon would (each request once, in the order asked); returns (job, first, last) of every run launched."""
-    from tests.orchestration.test_rerender import sensor_requests
+    from tests.orchestration.test_sensors import sensor_requests
     from vllm_digest.core.keys import RANGE_END_TAG, RANGE_START_TAG
 
     launched, queue = [], list(sensor_requests(defs, instance, result))

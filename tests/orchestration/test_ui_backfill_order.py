@@ -14,7 +14,7 @@ from __future__ import annotations
 import dagster as dg
 
 from vllm_digest.definitions import build_definitions
-from vllm_digest.report.assets import REPORT_ASSET, WEEKLY_ASSET
+from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ
 
 

@@ -1,6 +1,6 @@
 """Reader language: no word meant for us reaches a reader. Every reader-facing output of sample days (the daily
 Markdown and HTML in both languages, the weekly digests, the site's index and feed, the chat payloads and the
-e-mail) is read, and none may show one of our table names (the stems of sql/*.sql: stg_, core_, int_, mart_,
+e-mail) is read, and none may show one of our table names (the stems of */sql/*.sql: stg_, core_, int_, mart_,
 ref_, report_), a column name of our tables (those with an underscore: a plain word like `title` is English),
 or a taxonomy key (a topic's, focus area's or theme's id) as text.
 

@@ -175,3 +175,27 @@ def test_the_migration_hashes_a_text_as_the_schema_does():
         encoding="utf-8")
     macro = _hash_expression(schema[schema.index("CREATE OR REPLACE MACRO parsed_text_hash"):])
     assert re.sub(r"\s+", " ", migration).count(macro) == 2
+
+
+def _constraints(con):
+    return sorted(con.execute(
+        "SELECT table_name, constraint_type, constraint_column_names FROM duckdb_constraints() "
+        "WHERE table_name IN ('core_texts', 'core_item_text_refs') AND constraint_type IN ('PRIMARY KEY', 'NOT NULL')"
+    ).fetchall())
+
+
+def test_a_text_is_stored_once_under_its_key_in_a_new_and_a_migrated_warehouse(tmp_path):
+    """The key refuses a second row for one text (two writers storing it at once conflict instead of doubling
+    every item-day that reads it), and a migrated warehouse has the same constraints as a new one."""
+    old = tmp_path / "old.duckdb"
+    _old_warehouse(old)
+    found = {}
+    for name, path in (("new", tmp_path / "new.duckdb"), ("migrated", old)):
+        with WarehouseResource(path=str(path)).connect() as con:
+            found[name] = _constraints(con)
+            con.execute("INSERT INTO core_texts (text_hash) VALUES ('h')")
+            with pytest.raises(duckdb.ConstraintException):
+                con.execute("INSERT INTO core_texts (text_hash) VALUES ('h')")
+    assert found["new"] == found["migrated"]
+    assert ("core_texts", "PRIMARY KEY", ["text_hash"]) in found["new"]
+

@@ -1,7 +1,7 @@
 """Requests per sample day against the GitHub emulator: cold fetch, rate-limit cost, and re-fetch.
 
 Each day is fetched as a daily run would: ten minutes after its window ends.
-Run: PYTHONPATH=. python tools/perf/bench_requests.py
+Run: python -m tools.perf.bench_requests
 """
 
 from __future__ import annotations

@@ -33,7 +33,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests"))  # tests/dagster_dev.py imports conftest as a top-level module
 
 import dagster as dg  # noqa: E402
 from dagster import DagsterEventType as Ev  # noqa: E402
@@ -44,7 +43,7 @@ from vllm_digest.orchestration.planned_events import DAGSTER_SWITCH  # noqa: E40
 from vllm_digest.testing.dagster_dev import DagsterDev  # noqa: E402
 
 SAMPLE_ENV = {"VLLM_DIGEST_SOURCE": "sample", "VLLM_DIGEST_CUTOFF": "11:39"}
-RERENDER_SENSOR = "baseline_rerender_sensor"
+RERENDER_SENSOR = BASELINE_SENSOR
 BACKFILL_TAG = "dagster/backfill"
 RERENDER_TAG = "vllm_digest/rerenders_after"
 QUIET_TIMEOUT_S = 900  # a hang guard

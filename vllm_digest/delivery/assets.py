@@ -9,6 +9,8 @@ import datetime as dt
 
 import dagster as dg
 
+from vllm_digest.core.calendar import SINGLE_RUN
+from vllm_digest.core.keys import REPORT_ASSET, SITE_KEY
 from vllm_digest.core.calendar import DayBeforeStartError, check_not_before_start, daily_partitions
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
@@ -22,10 +24,6 @@ GROUP = "delivery"
 PUBLISHED_SITE_KEY = ["published_site"]
 DELIVERY_ASSET = "daily_delivery"
 OVERDUE_CHECK = "delivery_not_overdue"
-# the keys of the stages delivery reads the outputs of
-SITE_KEY = ["site"]
-REPORT_ASSET = "daily_report"
-SINGLE_RUN = dg.BackfillPolicy.single_run()
 # a range run copies metadata onto every day: the attempts table and previews stay readable
 MAX_ROWS = 50
 # what happens next to a message that went out without an answer, per on_unknown

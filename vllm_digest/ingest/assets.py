@@ -3,6 +3,7 @@
 
 import dagster as dg
 
+from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.core.calendar import (
     PER_DAY_METADATA_MAX_DAYS,
     SINGLE_RUN,
@@ -21,7 +22,6 @@ from vllm_digest.ingest.github.pr_files import FILES_FILE, FilesCache
 from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, repo_dir, write_day
 from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
 
-RAW_ASSET = "raw_activity"
 
 # The outer layer over the HTTP client's own retries (which last up to two
 # minutes per request): it outlasts a GitHub outage of a few minutes. Waits
@@ -88,7 +88,7 @@ def land_days(context, activity_source: ActivitySourceResource, repo: RepoRef, s
               windows: list[DayWindow]) -> dict[str, dict]:
     """Fetch and land each day of the run, oldest first; each day's counts (``landed_counts``) by day."""
     landed: dict[str, dict] = {}
-    # the profiles and PR files asked of GitHub, kept across days and runs (ingest/people.py, pr_files.py)
+    # the profiles and PR files asked of GitHub, kept across days and runs (ingest/github/people.py, pr_files.py)
     github = activity_source.kind == "github"
     people = PeopleCache.load(repo_dir(settings.raw_dir, repo) / PEOPLE_FILE) if github else None
     files = FilesCache.load(repo_dir(settings.raw_dir, repo) / FILES_FILE) if github else None

@@ -51,15 +51,15 @@ import dagster as dg
 # a backfill's status: not exported by dagster's top-level API (pinned to 1.13.x in pyproject.toml)
 from dagster._core.execution.backfill import BulkActionStatus
 
+from vllm_digest.core.keys import BASELINE_SENSOR
 from vllm_digest.analytics.build import ANALYTICS_MODELS
 from vllm_digest.core.calendar import WEEK_DAYS
 from vllm_digest.core.config.settings import Settings
 from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
-from vllm_digest.report.assets import REPORT_ASSET, WEEKLY_ASSET
-from vllm_digest.site.assets import SITE_KEY
+from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET
+from vllm_digest.core.keys import SITE_KEY
 
 
-BASELINE_SENSOR = "baseline_rerender_sensor"
 # on a follow-up run: the id of the run whose days it re-renders the followers of
 RERENDER_TAG = "vllm_digest/rerenders_after"
 PARTITION_TAG = "dagster/partition"
@@ -229,9 +229,11 @@ def rerender_requests(settings: Settings, run: dg.DagsterRun, instance: dg.Dagst
 
 
 def followers_window(taxonomy_params: dict) -> int:
-    """How many days after a run's last day read what it built: the trend baseline's and the follow-ups' (the
-    taxonomy's [trend] baseline_days and [follow_ups] follow_up_days, as ``Taxonomy.params()`` binds them)."""
-    return max(taxonomy_params["trend_baseline_days"], taxonomy_params["follow_up_days"])
+    """How many days after a run's last day read what it built: the trend baseline's, the follow-ups' and the
+    🔥 stories' usual volume and vocabulary (the taxonomy's [trend] baseline_days, [follow_ups] follow_up_days
+    and [stories] story_history_days, as ``Taxonomy.params()`` binds them)."""
+    return max(taxonomy_params["trend_baseline_days"], taxonomy_params["follow_up_days"],
+               taxonomy_params["story_history_days"])
 
 
 def build_baseline_sensor(settings: Settings, job, window: int, weekly_job=None) -> dg.RunStatusSensorDefinition:

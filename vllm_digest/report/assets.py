@@ -2,6 +2,7 @@
 
 import dagster as dg
 
+from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET
 from vllm_digest.core import gc_pause
 from vllm_digest.core.calendar import (
     SINGLE_RUN, context_weeks, log_progress, context_windows, daily_partitions, day_span, weekly_partitions,
@@ -19,8 +20,6 @@ from vllm_digest.report.render import write_report
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
 
 
-REPORT_ASSET = "daily_report"
-WEEKLY_ASSET = "weekly_digest"
 
 
 def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.AssetsDefinition:

@@ -2,12 +2,12 @@
 
 import dagster as dg
 
+from vllm_digest.core.keys import SITE_KEY
 from vllm_digest.core.calendar import SINGLE_RUN
 from vllm_digest.core.config.settings import Settings
-from vllm_digest.report.assets import REPORT_ASSET, WEEKLY_ASSET
+from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET
 from vllm_digest.site.build import build_site
 
-SITE_KEY = ["site"]
 
 
 def build_site_asset(settings: Settings) -> dg.AssetsDefinition:

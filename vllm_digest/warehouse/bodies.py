@@ -147,7 +147,7 @@ def heading_kind(text: str) -> str | None:
     return None
 
 
-# ---------------------------------------------------------------- markup to plain text (warehouse/markup.py)
+# ---------------------------------------------------------------- markup to plain text (core/text/markup.py)
 _CODE_SLOT = "\x00{}\x00"
 _CODE_SLOT_BACK = re.compile("\x00(\\d+)\x00")
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])\s+")

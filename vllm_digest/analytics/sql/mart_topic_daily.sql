@@ -41,7 +41,7 @@
 -- Days of the same batch count each other through the fresh rows; earlier days outside the batch are read
 -- from this table as they are now. So a day built before some of its trailing days keeps baseline_days < N
 -- (its report says the baseline is incomplete, with no arrow) until it is rebuilt; the baseline sensor
--- (vllm_digest/orchestration/schedules.py) re-renders the N days after a run's last day for that reason.
+-- (vllm_digest/orchestration/sensors.py) re-renders the N days after a run's last day for that reason.
 WITH days AS (
     SELECT day FROM run_days
 ),

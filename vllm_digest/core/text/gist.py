@@ -39,7 +39,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s")
 
 def strip_markup(text: str) -> str:
     """A whole comment without its code, comments, images, tags, addresses and template syntax; a link keeps
-    its text (the patterns are warehouse/markup.py's, which the body parser shares)."""
+    its text (the patterns are core/text/markup.py's, which the body parser shares)."""
     # each pass only when the text holds a character its every match contains (most comments are plain
     # prose; without it every match would be none or a kept unclosed construct, so the text is the same)
     if "```" in text or "~~~" in text:

@@ -1,7 +1,7 @@
 """The markup of untrusted Markdown (issue and PR bodies, comments): the patterns that strip it to plain text.
 
 One module for its two readers: the body parser (``warehouse/bodies.py``), which reads a body line by line,
-and the comment excerpts of 💬 (``report/gist.py``), which strip a whole comment at once. The two differ
+and the comment excerpts of 💬 (``core/text/gist.py``), which strip a whole comment at once. The two differ
 only where a construct can run over a line break: the ``LINE_*`` patterns stop at a line's end (a body is
 cut into lines first, its code blocks dropped whole), the others may span lines (a comment is stripped
 before it is cut).

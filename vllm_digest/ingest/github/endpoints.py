@@ -1,7 +1,7 @@
 """One function per GitHub REST endpoint the day plan reads, in github-to-sqlite's ``fetch_*`` shape.
 
 Each names its path and parameters, checks the shape of every answer, and says which payload kind
-its objects are and how the body is shaped, which the replay records (``ingest/replay.py``). Paging
+its objects are and how the body is shaped, which the replay records (``ingest/github/replay.py``). Paging
 is lazy: the plan stops as soon as it has what it needs. The HTTP itself (retries, rate limits,
 Link paging, conditional requests) is the client's, the only code that talks to GitHub.
 """
@@ -88,14 +88,14 @@ def fetch_pull(client: GitHubClient, repo: RepoRef, number: int) -> Page:
 
 def fetch_pull_files(client: GitHubClient, repo: RepoRef, number: int, per_page: int) -> Page:
     """``GET /repos/{o}/{r}/pulls/{n}/files``: the first page of the files a PR changes (up to ``per_page``,
-    enough to tell where it lands); conditional on the ETag the files cache holds (``ingest/pr_files.py``)."""
+    enough to tell where it lands); conditional on the ETag the files cache holds (``ingest/github/pr_files.py``)."""
     response = client.get(f"{_base(repo)}/pulls/{number}/files", {"per_page": per_page})
     return Page(response, expect_list(response), "files", "list")
 
 
 def fetch_user(client: GitHubClient, login: str) -> Page:
     """``GET /users/{login}``: one account's public profile (name, company, bio); conditional on the
-    ETag the people cache holds for it (``ingest/people.py``)."""
+    ETag the people cache holds for it (``ingest/github/people.py``)."""
     response = client.get(f"users/{quote(login, safe='')}")
     return Page(response, expect_object(response), "users", "object")
 

@@ -180,7 +180,7 @@ class Section:
     groups: tuple[Group, ...] = ()
     tail_label: str = ""
     tail: str = ""
-    # the body as safe Markdown: the deterministic text above, or the narrative's (narrative/narration.py)
+    # the body as safe Markdown: the deterministic text above, or the narrative's (report/narration.py)
     markdown: str = ""
     # the narrative's body as text blocks for the HTML page (narrative/blocks.py), when it was chosen
     narrative: tuple[Mapping[str, Any], ...] | None = None

@@ -1,6 +1,6 @@
 """Run the report's SQL (``sql/report_*.sql``) once for a batch of days and slice out one day.
 
-Every ranking, topic and focus decision was already made by the marts (``sql/mart_*.sql``, with their
+Every ranking, topic and focus decision was already made by the marts (``warehouse/sql/mart_*.sql`` and ``analytics/sql/mart_*.sql``, with their
 formulas); the report queries only read them, so the report cannot drift from the tables an analyst
 inspects. Each file is one statement with its purpose on the first line; its parameters are bound.
 Every value returned is raw warehouse text: the sections make it safe.

@@ -53,7 +53,7 @@ def state_label(item: dict, t: Catalog) -> str:
 
 
 def why_lines(item: dict, t: Catalog) -> tuple[str, tuple[str, ...]]:
-    """The fitted selection model's reasons for an item (``item["why"]``, report/data.selection_why): the
+    """The fitted selection model's reasons for an item (``item["why"]``, report/day/data.selection_why): the
     summary line, then the model's base and one line per part of its score, each feature in plain words (the
     catalog's why.feature), so the lines add up to the score; empty for an item no model chose."""
     why = item.get("why")
@@ -74,7 +74,7 @@ def touches(item: dict, w: Wording) -> str:
 
 
 def topic_line(item: dict, w: Wording) -> str:
-    """An item's topics (``item["reason"]``: report/data.topic_names) by the taxonomy's display names in this
+    """An item's topics (``item["reason"]``: report/day/data.topic_names) by the taxonomy's display names in this
     language, never by their keys."""
     return w.t("item.topic_sep").join(n[w.names] for n in item.get("reason") or [])
 

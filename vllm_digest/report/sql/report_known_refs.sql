@@ -1,5 +1,5 @@
 -- report_known_refs: the #N that each day's titles and bodies cite and that are items of this repository the
--- warehouse holds: only these may be cited as an item's related items (narrative/facts.py); a number written in
+-- warehouse holds: only these may be cited as an item's related items (report/facts.py); a number written in
 -- someone's title is not a fact until it resolves to a real item.
 WITH cited AS (
     SELECT DISTINCT i.day, TRY_CAST(t.ref AS BIGINT) AS number

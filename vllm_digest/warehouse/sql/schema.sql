@@ -18,7 +18,7 @@ CREATE OR REPLACE MACRO parsed_text_hash(what, purpose, test_plan, test_result, 
 -- Every column says what it holds in its trailing "-- " comment (a line of only "-- " continues it): the
 -- Dagster UI shows these as the tables' column descriptions (vllm_digest/core/sqlmodel/schema.py reads them).
 -- A column is declared here only: opening an older warehouse adds the declared columns it lacks, and the few
--- changes a CREATE cannot say (a renamed table, a dropped column) are the numbered files of analytics/sql/migrations/
+-- changes a CREATE cannot say (a renamed table, a dropped column) are the numbered files of each stage's sql/migrations/
 -- (vllm_digest/core/sqlmodel/migrate.py).
 
 -- stg_fetch_manifest: how each day was landed (source, event or snapshot semantics, completeness, request counts).
@@ -196,7 +196,7 @@ CREATE TABLE IF NOT EXISTS core_item_text_refs (
 -- core_texts: each distinct parsed body text once (warehouse/bodies.py), keyed by the sha256 of its parts (the
 -- derived has_description left out); rows no item-day references any more are removed when a day is rebuilt.
 CREATE TABLE IF NOT EXISTS core_texts (
-    text_hash VARCHAR NOT NULL,         -- sha256 of the parts below as JSON: the key core_item_text_refs holds
+    text_hash VARCHAR PRIMARY KEY,      -- sha256 of the parts below as JSON: the key core_item_text_refs holds
     has_description BOOLEAN,            -- whether the author wrote anything beyond the template
     what VARCHAR,                       -- the first meaningful sentence of its Purpose / Summary / Motivation, plain
     purpose VARCHAR,                    -- the Purpose (or Summary, bug description, Motivation) as plain lines
@@ -210,7 +210,7 @@ CREATE TABLE IF NOT EXISTS core_texts (
 
 -- core_item_texts: what each item's body says, template text left out (warehouse/bodies.py), one row per
 -- item-day as the models read it: the item-day's reference joined to its stored text, empty without a body.
--- (A warehouse made when this was a table is migrated when opened: warehouse/migrate.py.)
+-- (A warehouse made when this was a table is migrated when opened: core/sqlmodel/migrate.py.)
 CREATE OR REPLACE VIEW core_item_texts AS
 SELECT r.repo, r.day, r.number, r.kind,
        coalesce(t.has_description, false) AS has_description,

@@ -19,4 +19,10 @@ SELECT repo, day, number, kind,
                             'result_figures': result_figures, 'referenced_items': referenced_items,
                             'meaningful_text': meaningful_text, 'sections': sections}) AS VARCHAR)) AS text_hash
 FROM core_item_texts;
+-- the constraints schema.sql declares, which CREATE TABLE ... AS does not carry
+ALTER TABLE core_texts ADD PRIMARY KEY (text_hash);
+ALTER TABLE core_item_text_refs ALTER COLUMN repo SET NOT NULL;
+ALTER TABLE core_item_text_refs ALTER COLUMN day SET NOT NULL;
+ALTER TABLE core_item_text_refs ALTER COLUMN number SET NOT NULL;
+ALTER TABLE core_item_text_refs ALTER COLUMN kind SET NOT NULL;
 DROP TABLE core_item_texts;

@@ -8,9 +8,10 @@ import re
 
 import dagster as dg
 
-from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
+from vllm_digest.core.keys import BASELINE_SENSOR, DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG
+from vllm_digest.core.taxonomy.loader import load_taxonomy
 from vllm_digest.definitions import build_definitions
-from vllm_digest.orchestration.sensors import BASELINE_SENSOR, RERENDER_TAG, follower_blocks
+from vllm_digest.orchestration.sensors import RERENDER_TAG, follower_blocks, followers_window
 from vllm_digest.testing.pipeline import materialize, report_path, settings_at
 
 DAY = "2026-03-22"
@@ -117,3 +118,14 @@ def test_followers_are_the_built_days_within_the_window_in_runs_of_consecutive_d
     built = {"2026-03-02", "2026-03-03", "2026-03-05", "2026-03-09", "2026-03-01"}
     assert follower_blocks(dt.date(2026, 3, 1), built, 7) == [["2026-03-02", "2026-03-03"], ["2026-03-05"]]
     assert follower_blocks(dt.date(2026, 3, 9), built, 7) == []
+
+
+def test_the_window_covers_every_look_back_of_a_later_day():
+    """A later day reads a built day through its trend baseline, its follow-ups and its 🔥 stories' usual volume:
+    the re-render window is the longest of the three, whichever the taxonomy makes longest."""
+    params = load_taxonomy().params()
+    assert followers_window(params) == max(params["trend_baseline_days"], params["follow_up_days"],
+                                           params["story_history_days"])
+    for longest in ("trend_baseline_days", "follow_up_days", "story_history_days"):
+        assert followers_window({**params, longest: 40}) == 40, longest
+
