@@ -9,8 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from vllm_digest.analytics.build import ANALYTICS_MODELS, build_analytics, build_taxonomy_rules
-from vllm_digest.analytics.build import analytics_params, text_hits_statement, text_rules
+from vllm_digest.analytics.build import ANALYTICS_MODELS, analytics_params, build_analytics, build_taxonomy_rules, text_hits_statement, text_rules
 from vllm_digest.core.calendar import window_for_day
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.sqlmodel.files import bind, read_sql, schema_statements, suffix_parameters

@@ -9,13 +9,12 @@ from __future__ import annotations
 import dagster as dg
 import duckdb
 
-from vllm_digest.testing.github_fixtures import REPO as EMULATED_REPO
+from vllm_digest.testing.github_fixtures import REPO as EMULATED_REPO, TOKEN
 from vllm_digest.testing.report_text import cited_numbers, plain, split_sections
 
 
 EDITORIAL_REPO = EMULATED_REPO.full_name
 from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
-from vllm_digest.testing.github_fixtures import TOKEN
 from vllm_digest.testing.pipeline import materialize, report_path
 from vllm_digest.testing.template_bodies import PR_PLACEHOLDER, write as write_bodies
 

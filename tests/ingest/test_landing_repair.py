@@ -9,9 +9,9 @@ import json
 
 import dagster as dg
 
+from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.core.vocabulary import MANIFEST, DayPayload, Manifest
 from vllm_digest.definitions import build_definitions
-from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.ingest.github.plan import fetch_day
 from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, write_day
 from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator

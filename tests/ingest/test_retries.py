@@ -9,9 +9,9 @@ import dagster as dg
 import pytest
 
 from vllm_digest.core.calendar import window_for_day
+from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.definitions import build_definitions
 from vllm_digest.ingest.assets import FETCH_RETRY_POLICY, fetch_or_fail
-from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.ingest.github.client import GitHubClient, GitHubError, RateLimitError
 from vllm_digest.ingest.resources import ActivitySourceResource
 from vllm_digest.testing.github_emulator import Dataset, Fault, GitHubEmulator

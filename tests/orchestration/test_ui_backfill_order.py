@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import dagster as dg
 
-from vllm_digest.definitions import build_definitions
 from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET
+from vllm_digest.definitions import build_definitions
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ
 
 

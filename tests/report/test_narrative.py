@@ -10,8 +10,7 @@ import pytest
 from vllm_digest.core.config.narrative import NarrativeConfig, NarrativeConfigError
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.report.narrative.narrate import SectionInput, narrate_sections
-from vllm_digest.report.narrative.prompts import PROMPT_VERSION
-from vllm_digest.report.narrative.prompts import build_messages, data_fence
+from vllm_digest.report.narrative.prompts import PROMPT_VERSION, build_messages, data_fence
 from vllm_digest.report.narrative.provider import Breaker
 from vllm_digest.report.narrative.validator import validate
 from vllm_digest.testing.narrative_replies import VOICES

@@ -9,10 +9,9 @@ import datetime as dt
 
 import dagster as dg
 
-from vllm_digest.core.calendar import SINGLE_RUN
-from vllm_digest.core.keys import REPORT_ASSET, SITE_KEY
-from vllm_digest.core.calendar import DayBeforeStartError, check_not_before_start, daily_partitions
+from vllm_digest.core.calendar import DayBeforeStartError, SINGLE_RUN, check_not_before_start, daily_partitions
 from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.keys import REPORT_ASSET, SITE_KEY
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.delivery.deliver import channels, deliver, overdue
 from vllm_digest.delivery.log import read_log

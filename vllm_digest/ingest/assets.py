@@ -3,7 +3,6 @@
 
 import dagster as dg
 
-from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.core.calendar import (
     PER_DAY_METADATA_MAX_DAYS,
     SINGLE_RUN,
@@ -15,6 +14,7 @@ from vllm_digest.core.calendar import (
     not_retried,
 )
 from vllm_digest.core.config.settings import RepoRef, Settings
+from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.core.vocabulary import DayPayload
 from vllm_digest.ingest.github.client import GitHubError
 from vllm_digest.ingest.github.people import PEOPLE_FILE, PeopleCache

@@ -51,13 +51,10 @@ import dagster as dg
 # a backfill's status: not exported by dagster's top-level API (pinned to 1.13.x in pyproject.toml)
 from dagster._core.execution.backfill import BulkActionStatus
 
-from vllm_digest.core.keys import BASELINE_SENSOR
 from vllm_digest.analytics.build import ANALYTICS_MODELS
 from vllm_digest.core.calendar import WEEK_DAYS
 from vllm_digest.core.config.settings import Settings
-from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
-from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET
-from vllm_digest.core.keys import SITE_KEY
+from vllm_digest.core.keys import BASELINE_SENSOR, DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, REPORT_ASSET, SITE_KEY, WEEKLY_ASSET, WEEKLY_JOB
 
 
 # on a follow-up run: the id of the run whose days it re-renders the followers of

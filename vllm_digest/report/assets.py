@@ -2,14 +2,13 @@
 
 import dagster as dg
 
-from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET
 from vllm_digest.core import gc_pause
 from vllm_digest.core.calendar import (
     SINGLE_RUN, context_weeks, log_progress, context_windows, daily_partitions, day_span, weekly_partitions,
 )
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.due import report_freshness_policy
-from vllm_digest.core.keys import WEEKLY_GROUP
+from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET, WEEKLY_GROUP
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.report.build import build_reports, featured_focus
 from vllm_digest.report.day.queries import TABLES_READ

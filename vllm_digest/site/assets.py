@@ -2,10 +2,9 @@
 
 import dagster as dg
 
-from vllm_digest.core.keys import SITE_KEY
 from vllm_digest.core.calendar import SINGLE_RUN
 from vllm_digest.core.config.settings import Settings
-from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET
+from vllm_digest.core.keys import REPORT_ASSET, SITE_KEY, WEEKLY_ASSET
 from vllm_digest.site.build import build_site
 
 

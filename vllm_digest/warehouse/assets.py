@@ -5,9 +5,9 @@ import dagster as dg
 
 from vllm_digest.core.calendar import daily_partitions
 from vllm_digest.core.config.settings import Settings
+from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.core.sqlmodel.assets import build_layer_asset
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
-from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.warehouse.checks import build_repo_checks
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from vllm_digest.core.config.values import SettingsError
+from vllm_digest.core.config.values import NO_WORDS, YES_WORDS, SettingsError
 
 ENV_PREFIX = "VLLM_DIGEST_LLM_"
 # the settings each source spells its own way: VLLM_DIGEST_LLM_<NAME>, a file key, a resource field
@@ -30,8 +30,6 @@ _FILE_KEYS = {
     "refresh": "REFRESH",
     "retry_rejected": "RETRY_REJECTED",
 }
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 
 
 class NarrativeConfigError(ValueError):
@@ -144,9 +142,9 @@ def _number(values: Mapping[str, str], label: Mapping[str, str], name: str, kind
 
 def _flag(values: Mapping[str, str], label: Mapping[str, str], name: str) -> bool:
     raw = (values.get(name) or "").strip().lower()
-    if raw in _TRUE:
+    if raw in YES_WORDS:
         return True
-    if raw in _FALSE:
+    if raw in NO_WORDS:
         return False
     raise NarrativeConfigError(
         f"{label[name]} {values.get(name)!r} is not a boolean (1/0, true/false, yes/no, on/off)"

@@ -27,7 +27,8 @@ def parse_int(value, name: str, low: int, high: int) -> int:
     return int(text)
 
 
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
+# the words a yes/no setting may be written with (lower case; an empty value is no)
+YES_WORDS, NO_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off", "")
 
 
 def parse_flag(value, name: str) -> bool:
@@ -35,6 +36,6 @@ def parse_flag(value, name: str) -> bool:
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    if text not in _TRUE + _FALSE:
+    if text not in YES_WORDS + NO_WORDS:
         raise SettingsError(f"{name} {value!r} is not a yes/no value (true, false, 1, 0)")
-    return text in _TRUE
+    return text in YES_WORDS

@@ -25,60 +25,41 @@ _COMMENT_LINE = re.compile(r"^\s+--\s*(.*?)\s*$")
 
 
 @functools.lru_cache(maxsize=1)
-def declared_column_definitions() -> dict[str, tuple[tuple[str, str, str | None], ...]]:
-    """table -> ((column, DuckDB type, default expression or None), ...) as the schema files create them."""
+def _declared() -> tuple[dict, dict, dict]:
+    """The schema files run once in memory: (table -> its column definitions, view -> its columns, view -> its
+    SQL); every reader below takes its part of this one build."""
     con = duckdb.connect(":memory:")
     try:
         for ddl in schema_statements():
             con.execute(ddl)
-        found: dict[str, list[tuple[str, str, str | None]]] = {}
-        for table, column, dtype, default in con.execute(
-            "SELECT c.table_name, c.column_name, c.data_type, c.column_default FROM information_schema.columns AS c "
+        tables: dict[str, list[tuple[str, str, str | None]]] = {}
+        views: dict[str, list[tuple[str, str]]] = {}
+        for table, kind, column, dtype, default in con.execute(
+            "SELECT c.table_name, t.table_type, c.column_name, c.data_type, c.column_default "
+            "FROM information_schema.columns AS c "
             "JOIN information_schema.tables AS t USING (table_catalog, table_schema, table_name) "
-            "WHERE t.table_type = 'BASE TABLE' ORDER BY c.table_name, c.ordinal_position"
+            "WHERE t.table_type IN ('BASE TABLE', 'VIEW') ORDER BY c.table_name, c.ordinal_position"
         ).fetchall():
-            found.setdefault(table, []).append((column, dtype, default))
-        return {t: tuple(cols) for t, cols in found.items()}
+            if kind == "VIEW":
+                views.setdefault(table, []).append((column, dtype))
+            else:
+                tables.setdefault(table, []).append((column, dtype, default))
+        view_sql = dict(con.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal").fetchall())
+        return ({t: tuple(c) for t, c in tables.items()}, {v: tuple(c) for v, c in views.items()}, view_sql)
     finally:
         con.close()
+
+
+def declared_column_definitions() -> dict[str, tuple[tuple[str, str, str | None], ...]]:
+    """table -> ((column, DuckDB type, default expression or None), ...) as the schema files create them."""
+    return _declared()[0]
 
 
 @functools.lru_cache(maxsize=1)
 def declared_columns() -> dict[str, tuple[tuple[str, str], ...]]:
     """table (or view) -> ((column, DuckDB type), ...) as the schema files create them."""
     tables = {t: tuple((c, dtype) for c, dtype, _ in cols) for t, cols in declared_column_definitions().items()}
-    return {**tables, **_declared_view_columns()}
-
-
-@functools.lru_cache(maxsize=1)
-def _declared_view_columns() -> dict[str, tuple[tuple[str, str], ...]]:
-    """view -> ((column, DuckDB type), ...) as the schema files create them."""
-    con = duckdb.connect(":memory:")
-    try:
-        for ddl in schema_statements():
-            con.execute(ddl)
-        found: dict[str, list[tuple[str, str]]] = {}
-        for view, column, dtype in con.execute(
-            "SELECT c.table_name, c.column_name, c.data_type FROM information_schema.columns AS c "
-            "JOIN information_schema.tables AS t USING (table_catalog, table_schema, table_name) "
-            "WHERE t.table_type = 'VIEW' ORDER BY c.table_name, c.ordinal_position"
-        ).fetchall():
-            found.setdefault(view, []).append((column, dtype))
-        return {v: tuple(cols) for v, cols in found.items()}
-    finally:
-        con.close()
-
-
-@functools.lru_cache(maxsize=1)
-def _declared_views() -> dict[str, str]:
-    """view -> its SQL, as the schema files create them."""
-    con = duckdb.connect(":memory:")
-    try:
-        for ddl in schema_statements():
-            con.execute(ddl)
-        return dict(con.execute("SELECT view_name, sql FROM duckdb_views() WHERE NOT internal").fetchall())
-    finally:
-        con.close()
+    return {**tables, **_declared()[1]}
 
 
 _READS = re.compile(r"\b(?:FROM|JOIN)\s+\(?([a-z_][a-z0-9_]*)", re.IGNORECASE)
@@ -124,7 +105,7 @@ def column_descriptions() -> dict[str, dict[str, str]]:
     # a view's column says what the same-named column of a table it reads says (core_item_texts: each
     # item-day's reference joined to its stored text)
     columns = declared_columns()
-    for view, sql in _declared_views().items():
+    for view, sql in _declared()[2].items():
         sources = [out.get(t, {}) for t in _READS.findall(sql)]
         out[view] = {c: next((d[c] for d in sources if d.get(c)), "") for c, _ in columns.get(view, ())}
     return out
