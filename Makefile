@@ -18,9 +18,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-instance:
+# the instance's storages are created here, by one process under a lock (vllm_digest/orchestration/instance.py):
+# two commands opening a fresh $(DAGSTER_HOME) at once could stamp two schema heads and break it for good
+instance: install
 	@mkdir -p $(DAGSTER_HOME)
 	@cp dagster.yaml $(DAGSTER_HOME)/dagster.yaml
+	@$(PY) -m vllm_digest.orchestration.instance
 
 # the demo prints what each run plans, each step's wall time, and the total: install (this make's, 0 when
 # already installed), the daily_digest run, the weekly_digest run

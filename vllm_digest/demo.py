@@ -15,6 +15,7 @@ from vllm_digest.core.config.settings import Settings, load_settings
 from vllm_digest.core.config.values import SettingsError
 from vllm_digest.core.keys import DAILY_JOB, RANGE_END_TAG, RANGE_START_TAG, WEEKLY_JOB
 from vllm_digest.definitions import build_definitions
+from vllm_digest.orchestration.instance import InstanceSetupError, prepared_instance
 from vllm_digest.report.render import report_dir
 
 
@@ -76,7 +77,12 @@ def main() -> int:
         print(f"configuration error: {exc}", file=sys.stderr)
         return 2
     first, last = keys[0], keys[-1]
-    instance = dg.DagsterInstance.get()
+    try:
+        # the storages created by this one process, under the instance lock (orchestration/instance.py)
+        instance = prepared_instance()
+    except InstanceSetupError as exc:
+        print(f"instance error: {exc}", file=sys.stderr)
+        return 2
     result, elapsed = timed_run(settings, instance, DAILY_JOB, keys, "days")
     if not result.success:
         print("the demo run failed; see the log above", file=sys.stderr)
