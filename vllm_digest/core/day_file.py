@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from pathlib import Path
 
+from vllm_digest.core import files
 from vllm_digest.core.config.settings import RepoRef
 from vllm_digest.core.vocabulary import SET_NAMES
 
@@ -32,12 +34,29 @@ def dump(doc: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026") + "\n"
 
 
+# the files of one day the report writes together: <day>.json and <day>.<lang>.md / .html
+_DAY_GROUP_FILE = re.compile(r"^(?P<day>\d{4}-\d{2}-\d{2})\.(?:json|[A-Za-z0-9_-]+\.(?:md|html))$")
+
+
+def day_of_file(name: str) -> str | None:
+    """The day whose file group ``name`` belongs to (the report writes them together), or None."""
+    found = _DAY_GROUP_FILE.match(name)
+    return found["day"] if found else None
+
+
+def stale(path: Path) -> bool:
+    """Whether the day of ``<day>.json`` at ``path`` is stale: the last write of its files stopped while it
+    replaced them, so some may be new and others old (core/files.py: write_together)."""
+    return files.replacement_interrupted(files.marker_path(path.parent, path.name.removesuffix(".json")))
+
+
 def fail(error: type[ValueError], path: Path | str, what: str, value) -> ValueError:
     return error(f"{path}: {what} (found {value!r:.200})")
 
 
-def load(path: Path, day: str, repo: RepoRef, error: type[ValueError]) -> dict:
-    """The file's object, checked against the day and repository it must be of.
+def load(path: Path, day: str, repo: RepoRef, error: type[ValueError], stale_ok: bool = False) -> dict:
+    """The file's object, checked against the day and repository it must be of, and, unless ``stale_ok``
+    (the reader says so itself), that the day is not stale.
     A missing file raises FileNotFoundError, for the reader to say what it means."""
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -51,6 +70,10 @@ def load(path: Path, day: str, repo: RepoRef, error: type[ValueError]) -> dict:
         raise fail(error, path, f"day is not {day}", doc.get("day"))
     if doc.get("repo") != repo.full_name:
         raise fail(error, path, f"repo is not {repo.full_name}", doc.get("repo"))
+    if not stale_ok and stale(path):
+        raise error(f"{path}: the files of {day} are stale: the write that replaced them stopped midway "
+                    f"({files.marker_path(path.parent, day).name} is left beside them), so some may be new and "
+                    f"others old; materialize its daily_report again")
     return doc
 
 

@@ -1,5 +1,7 @@
 """The report stage's asset: render each day's digest from the marts."""
 
+import time
+
 import dagster as dg
 
 from vllm_digest.core import gc_pause
@@ -15,7 +17,7 @@ from vllm_digest.report.day.queries import TABLES_READ
 from vllm_digest.report.metadata import report_metadata, weekly_metadata
 from vllm_digest.report.narration import narrate_reports, prefetch_cache
 from vllm_digest.report.narrative.resource import NarrativeResource
-from vllm_digest.report.render import write_report
+from vllm_digest.report.render import sweep_report_leftovers, write_report
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
 
 
@@ -49,6 +51,11 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         context: dg.AssetExecutionContext, warehouse: WarehouseResource, narrative: NarrativeResource
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
+        # what a killed report step left (its temporaries), before this step writes anything of its own
+        swept = sweep_report_leftovers(settings, repo, time.time())
+        if swept:
+            context.log.info(f"removed {len(swept)} leftovers of an interrupted report write: "
+                             f"{', '.join(p.name for p in swept)}")
         narrative_config = narrative.narrative_config()
         # the batch's rows and pages hold no reference cycles: no collector passes over them (gc_pause)
         with gc_pause.paused(), warehouse.connect(read_only=True) as con:

@@ -10,7 +10,7 @@ import jinja2
 
 from vllm_digest.core import day_file
 from vllm_digest.core.config.settings import RepoRef, Settings
-from vllm_digest.core.files import atomic_write_text
+from vllm_digest.core.files import sweep_leftovers, write_together
 from vllm_digest.core.text.markdown_safe import md_inline
 from vllm_digest.report.day.model import DayReport
 
@@ -102,17 +102,33 @@ def summary_json(reports: tuple[DayReport, ...]) -> str:
 
 
 def write_report(settings: Settings, repo: RepoRef, reports: tuple[DayReport, ...]) -> dict[str, Path]:
-    """Write ``<day>.<lang>.md`` and ``.html`` per language and ``<day>.json``; returns name -> path."""
+    """Write ``<day>.<lang>.md`` and ``.html`` per language and ``<day>.json``; returns name -> path.
+
+    The day's files change together: all are rendered first, then written as one group (core/files.py:
+    write_together). A process killed while writing them leaves every old file, or, when it was killed among
+    the renames, a day whose ``.<day>.replacing`` marker makes the site flag it and delivery hold it as stale
+    until the day is rendered again; ``<day>.json`` is renamed last."""
     folder = report_dir(settings, repo)
     day = reports[0].day
     written: dict[str, Path] = {}
+    texts: dict[Path, str] = {}
     for report in reports:
         lang = report.language
-        written[f"{lang}.md"] = atomic_write_text(folder / f"{day}.{lang}.md", render_markdown(report))
-        html = render_html(report, page_links(settings, repo, day, lang))
-        written[f"{lang}.html"] = atomic_write_text(folder / f"{day}.{lang}.html", html)
-    written["json"] = atomic_write_text(folder / f"{day}.json", summary_json(reports))
+        written[f"{lang}.md"] = folder / f"{day}.{lang}.md"
+        texts[written[f"{lang}.md"]] = render_markdown(report)
+        written[f"{lang}.html"] = folder / f"{day}.{lang}.html"
+        texts[written[f"{lang}.html"]] = render_html(report, page_links(settings, repo, day, lang))
+    written["json"] = folder / f"{day}.json"
+    texts[written["json"]] = summary_json(reports)
+    write_together(texts, day)
     return written
+
+
+def sweep_report_leftovers(settings: Settings, repo: RepoRef, step_start: float) -> list[Path]:
+    """Remove the temporaries of day files that killed writers left in the repository's report folder (older
+    than ``step_start``, of a day no live writer holds), and the markers of day writes killed before any rename;
+    the markers of stale days stay until those days are rendered again."""
+    return sweep_leftovers(report_dir(settings, repo), day_file.day_of_file, step_start)
 
 
 class _Partials(jinja2.BaseLoader):

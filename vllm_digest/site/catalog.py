@@ -49,6 +49,8 @@ class ReportDay:
     pages: dict[str, Path]
     # language -> the day's top story in one line (plain text; {} for a file written before headlines)
     headline: dict[str, str] = dataclasses.field(default_factory=dict)
+    # the last write of the day's files stopped midway: its files may be some new, some old (listed, flagged)
+    stale: bool = False
 
 
 def _fail(path: Path, what: str, value) -> SiteInputError:
@@ -72,7 +74,7 @@ def read_day(path: Path, repo: RepoRef, languages: tuple[str, ...]) -> ReportDay
     """One ``<day>.json``, checked against its name and repo; pages and summaries in ``languages``."""
     day = path.name.removesuffix(".json")
     try:
-        doc = day_file.load(path, day, repo, SiteInputError)
+        doc = day_file.load(path, day, repo, SiteInputError, stale_ok=True)
     except FileNotFoundError as exc:
         raise SiteInputError(f"{path}: not a readable JSON day summary: {exc}") from None
     summary = doc.get("summary") or {}
@@ -93,6 +95,7 @@ def read_day(path: Path, repo: RepoRef, languages: tuple[str, ...]) -> ReportDay
         pages=pages,
         headline={lang: plain_inline(text, 200) for lang, text in day_file.headlines(path, doc, SiteInputError).items()
                   if lang in languages and text},
+        stale=day_file.stale(path),
     )
 
 

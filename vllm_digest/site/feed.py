@@ -53,6 +53,7 @@ def entry_title(settings: Settings, day: ReportDay) -> str:
     t = settings.catalog(settings.feed_language)
     title = t("feed.entry", name=settings.display_name(day.repo), day=day.day, **day.counts)
     title += "" if day.complete else t("feed.incomplete")
+    title += t("feed.stale") if day.stale else ""
     # the day's top story, in the feed's language: what a reader skimming titles wants
     headline = day.headline.get(settings.feed_language) or next(iter(day.headline.values()), "")
     return t("feed.entry_headline", title=title, headline=headline) if headline else title

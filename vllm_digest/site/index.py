@@ -15,6 +15,7 @@ def _day_row(settings: Settings, day: ReportDay) -> dict:
         # what happened, in the site's first language (or any the file has)
         "headline": day.headline.get(settings.languages[0]) or next(iter(day.headline.values()), ""),
         "complete": day.complete,
+        "stale": day.stale,
         "counts": [{"value": day.counts[key], "color": color} for key, color in COUNT_COLORS.items()],
         "pages": [
             {"lang": lang, "label": settings.catalog(lang)("language.name"), "href": relative_href(page, settings.site_dir)}
