@@ -78,6 +78,18 @@ def test_the_variable_wins_over_the_file_and_is_the_one_named(tmp_path):
     assert str(err.value) == f"key 'cutoff' in '{config}': cutoff '11:99' is not a local time HH:MM (00:00 to 23:59)"
 
 
+def test_values_that_failed_while_building_are_one_line_too(tmp_path):
+    """A taxonomy that is not TOML was read only when the definitions were built, and a very long timezone
+    failed inside zoneinfo ("File name too long"): both were tracebacks naming no setting."""
+    taxonomy = tmp_path / "passwd"
+    taxonomy.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    line = the_one_line(run(tmp_path, COMMANDS["dg check"], VLLM_DIGEST_TAXONOMY=str(taxonomy)), str(taxonomy))
+    assert f"VLLM_DIGEST_TAXONOMY: taxonomy '{taxonomy}': not valid TOML" in line, line
+    zone = "Europe/" + "x" * 298
+    line = the_one_line(run(tmp_path, COMMANDS["dg check"], VLLM_DIGEST_TIMEZONE=zone), "VLLM_DIGEST_TIMEZONE")
+    assert "is not a known IANA timezone" in line and "(305 characters)" in line and zone not in line, line
+
+
 @pytest.mark.e2e
 def test_the_ui_code_location_error_is_the_line_itself(tmp_path):
     """Deployment -> View error: the location's load error is the one line, with no stack under it."""

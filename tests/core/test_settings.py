@@ -214,3 +214,64 @@ def test_end_date_from_file_or_environment(tmp_path):
 def test_bad_end_date_is_named(env, message):
     with pytest.raises(SettingsError, match=message):
         load_settings(env)
+
+
+# --- values that slip past a check, and values too long or not what they name -----------------------
+
+@pytest.mark.parametrize(
+    "variable, value, says",
+    [
+        ("VLLM_DIGEST_REPOS", "vllm-project\n/vllm", "is not of the form owner/name"),
+        ("GITHUB_API_URL", "https://api.github.com\n", "is not an http(s) URL"),
+        ("GITHUB_WEB_URL", "https://github.example\n", "is not an http(s) URL"),
+        ("VLLM_DIGEST_SITE_URL", "https://digest.example/\n", "is not an http(s) URL"),
+    ],
+)
+def test_a_line_break_inside_a_value_is_refused(variable, value, says):
+    """``$`` matches before a final newline: a ``^...$`` check passed these, and the line break went on
+    into URLs, file names and Dagster keys. Every check matches the whole value."""
+    with pytest.raises(SettingsError) as err:
+        load_settings({variable: value})
+    message = str(err.value)
+    assert message.startswith(f"{variable}: ") and repr(value) in message and says in message, message
+    assert "\n" not in message
+
+
+def test_a_line_break_in_a_file_repo_names_the_file_and_key(tmp_path):
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text('repos = ["vllm-project\\n/vllm"]\n', encoding="utf-8")
+    with pytest.raises(SettingsError) as err:
+        load_settings({"VLLM_DIGEST_CONFIG": str(cfg)})
+    assert str(err.value).startswith(f"key 'repos' in '{cfg}': repo 'vllm-project\\n/vllm' is not"), err.value
+
+
+def test_a_very_long_timezone_is_one_capped_line_naming_the_variable():
+    """305 characters made zoneinfo open a file whose name is too long: an OSError, not a timezone error."""
+    value = "Europe/" + "x" * 298
+    with pytest.raises(SettingsError) as err:
+        load_settings({"VLLM_DIGEST_TIMEZONE": value})
+    message = str(err.value)
+    assert message.startswith("VLLM_DIGEST_TIMEZONE: timezone 'Europe/xxx") and "(305 characters)" in message
+    assert "is not a known IANA timezone" in message and value not in message and len(message) < 200, message
+
+
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (b"root:x:0:0:root:/root:/bin/bash\n", "not valid TOML"),
+        (b"\x7fELF\x02\x01\x01\x00\xff\xfe", "not UTF-8 text"),
+    ],
+    ids=["passwd", "binary"],
+)
+def test_a_taxonomy_that_is_not_toml_stops_the_settings_naming_it(tmp_path, content, says):
+    """Checked only when the definitions were built, it was a traceback; now the settings refuse it."""
+    taxonomy = tmp_path / "passwd"
+    taxonomy.write_bytes(content)
+    with pytest.raises(SettingsError) as err:
+        load_settings({"VLLM_DIGEST_TAXONOMY": str(taxonomy)})
+    assert str(err.value).startswith(f"VLLM_DIGEST_TAXONOMY: taxonomy '{taxonomy}': {says}"), err.value
+    cfg = tmp_path / "cfg.toml"
+    cfg.write_text(f'taxonomy = "{taxonomy}"\n', encoding="utf-8")
+    with pytest.raises(SettingsError) as err:
+        load_settings({"VLLM_DIGEST_CONFIG": str(cfg)})
+    assert str(err.value).startswith(f"key 'taxonomy' in '{cfg}': taxonomy '{taxonomy}': {says}"), err.value

@@ -56,8 +56,11 @@ def test_client_errors_say_whether_a_later_attempt_can_succeed(emulator):
         emulator.faults.append(Fault("502", match="/issues", count=100))
         persistent_5xx = get_error(client, ISSUES)
         emulator.faults.clear()
-        emulator.faults.append(Fault("garble", match="/issues"))
+        emulator.faults.append(Fault("truncate", match="/issues", count=100))
         cut_body = get_error(client, ISSUES)
+        emulator.faults.clear()
+        emulator.faults.append(Fault("garble", match="/issues"))
+        not_json = get_error(client, ISSUES)
         missing_repo = get_error(client, "repos/vllm-project/no-such-repo/issues")
         emulator.set_budget("core", 0, reset_in=3600)
         with pytest.raises(RateLimitError) as limited:
@@ -65,7 +68,10 @@ def test_client_errors_say_whether_a_later_attempt_can_succeed(emulator):
     with GitHubClient(api_url=emulator.base_url, token="ghp_wrong", **FAST) as client:
         bad_token = get_error(client, ISSUES)
     assert (persistent_5xx.status, persistent_5xx.transient) == (502, True)
-    assert (cut_body.status, cut_body.transient) == (200, True)
+    # shorter than its Content-Length: cut off in transit, may come whole next time
+    assert (cut_body.status, cut_body.transient) == (None, True)
+    # a whole body that is not JSON comes the same way again
+    assert (not_json.status, not_json.transient) == (200, False)
     assert (missing_repo.status, missing_repo.transient) == (404, False)
     assert (bad_token.status, bad_token.transient) == (401, False)
     # the reset is an hour away: retries within minutes cannot outlast it
@@ -75,11 +81,16 @@ def test_client_errors_say_whether_a_later_attempt_can_succeed(emulator):
 def test_fetch_passes_transient_errors_to_the_retry_policy_and_fails_the_rest(make_settings, emulator):
     window = window_for_day(DAY, make_settings())
     # every request the plan makes for a day touches an /issues path (list, events, search, comments)
-    emulator.faults.append(Fault("garble", match="/issues", count=100))
+    emulator.faults.append(Fault("truncate", match="/issues", count=100))
     source = ActivitySourceResource(kind="github", github_api_url=emulator.base_url, github_token=TOKEN)
     with pytest.raises(GitHubError) as transient:
         fetch_or_fail(source, REPO, window, None)
     assert transient.value.transient
+    emulator.faults.clear()
+    emulator.faults.append(Fault("garble", match="/issues", count=100))
+    with pytest.raises(dg.Failure) as garbled:
+        fetch_or_fail(source, REPO, window, None)
+    assert garbled.value.allow_retries is False and "response is not JSON" in garbled.value.description
     wrong = ActivitySourceResource(kind="github", github_api_url=emulator.base_url, github_token="ghp_wrong")
     with pytest.raises(dg.Failure) as permanent:
         fetch_or_fail(wrong, REPO, window, None)

@@ -4,7 +4,8 @@ It answers the endpoints the live source uses the way api.github.com does:
 search with qualifier parsing and its 1,000-result cap, Link pagination,
 per-resource rate limits with reset, ETags and 304s that cost nothing, a token
 check, and faults on demand (every Nth request 502, slow responses, 403 rate
-limits, 429 Retry-After, truncated or garbled bodies, a response trickled one
+limits, 429 Retry-After, truncated or garbled bodies, an HTML page served as
+200, JSON reshaped by the test (fields dropped or retyped), a response trickled one
 byte at a time, a stale 304, a 422 "pagination is limited" on deep pages, a 301
 for a renamed repository) and broken paging (a Link header that loops back, a
 feed whose pages do not advance). Every request is
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Callable
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from vllm_digest.ingest.sample import embedded_sample_root, load_sample
@@ -133,6 +135,8 @@ class Fault:
     # "502" | "slow" | "rate403" | "429" | "truncate" | "garble" | "incomplete" | "drip" | "drip_head"
     # | "stale304" (a conditional request is answered 304, changed or not) | "422paging" (GitHub's
     # "pagination is limited") | "moved" (301 to /repositories/<id>/..., a renamed repository)
+    # | "html" (200 with an HTML page, as a proxy or a login wall serves it) | "reshape" (the JSON body
+    # the endpoint would serve, passed through ``reshape`` first)
     kind: str
     match: str = ""
     count: int = 1
@@ -144,6 +148,8 @@ class Fault:
     # a drip stops after this long and drops the connection, so a client without a deadline
     # fails in bounded time (with a cut body) instead of hanging the test
     drip_for: float = 30.0
+    # "reshape": the body (a list of objects, a search result or one object) -> the body served
+    reshape: Callable[[object], object] | None = None
 
 
 @dataclass
@@ -429,6 +435,14 @@ class GitHubEmulator:
         return 200, body, pages, per_page
 
 
+# what a proxy, a captive portal or a login wall answers in GitHub's place: a whole page, status 200
+HTML_PAGE = (
+    b"<!DOCTYPE html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>Sign in to continue</title></head>\n"
+    b"<body><h1>Sign in to continue</h1><p>Your network requires you to sign in before you can reach this site.</p>"
+    + b"<!-- padding -->" * 200 + b"</body>\n</html>\n"
+)
+
+
 class _Handler(BaseHTTPRequestHandler):
     emu: GitHubEmulator
     protocol_version = "HTTP/1.1"
@@ -458,6 +472,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None:
             if fault.kind == "502":
                 return self._send(record, 502, {"message": "Server Error"}, {})
+            if fault.kind == "html":
+                return self._send(record, 200, HTML_PAGE, {}, content_type="text/html; charset=utf-8")
             if fault.kind == "422paging":
                 return self._send(record, 422, {
                     "message": "In order to keep the API fast for everyone, pagination is limited for this "
@@ -494,6 +510,8 @@ class _Handler(BaseHTTPRequestHandler):
             pages += 1  # the shift pushed the oldest events one page further
         if incomplete and isinstance(body, dict) and "items" in body:
             body = {**body, "incomplete_results": True, "items": body["items"][:-1]}
+        if fault is not None and fault.kind == "reshape" and status == 200:
+            body = fault.reshape(json.loads(json.dumps(body)))  # a copy: the dataset stays as it was
         raw = json.dumps(body).encode()
         headers = {}
         if status == 200:
@@ -528,11 +546,12 @@ class _Handler(BaseHTTPRequestHandler):
             out += [link(1, "first"), link(page - 1, "prev")]
         return ", ".join(out)
 
-    def _send(self, record: Recorded, status: int, body, headers: dict) -> None:
+    def _send(self, record: Recorded, status: int, body, headers: dict,
+              content_type: str = "application/json; charset=utf-8") -> None:
         record.status = status
         raw = b"" if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Type", content_type)
         for k, v in headers.items():
             self.send_header(k, v)
         if status != 304:

@@ -44,9 +44,11 @@ _DELIVERY_SECRETS = {
     "webhook_secret": "VLLM_DIGEST_WEBHOOK_SECRET",
     "smtp_password": "VLLM_DIGEST_SMTP_PASSWORD",
 }
-# a git branch name as `git check-ref-format --branch` takes it, minus the exotic corners
-_BRANCH = re.compile(r"^(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[A-Za-z0-9._/-]+(?<!\.lock)(?<![/.])$")
-_MAILBOX = re.compile(r"^[^\s@<>,;\"]+@[^\s@<>,;\"]+$")
+# a git branch name as `git check-ref-format --branch` takes it, minus the exotic corners; both are
+# matched against the whole value (fullmatch): ``$`` also matches before a final newline
+_BRANCH = re.compile(r"(?!-)(?!.*\.\.)(?!.*//)(?!.*@\{)[A-Za-z0-9._/-]+(?<!\.lock)(?<![/.])")
+_MAILBOX = re.compile(r"[^\s@<>,;\"]+@[^\s@<>,;\"]+")
+_HOST = re.compile(r"[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]")
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ def _delivery_remote(value: str, name: str) -> str:
 def _delivery_mailboxes(value, name: str) -> tuple[str, ...]:
     items = value.split(",") if isinstance(value, str) else list(value)
     boxes = tuple(str(x).strip() for x in items if str(x).strip())
-    bad = [b for b in boxes if not _MAILBOX.match(b)]
+    bad = [b for b in boxes if not _MAILBOX.fullmatch(b)]
     if bad or not boxes:
         # a newline or comma inside an address would add a header or a recipient
         raise SettingsError(f"{name} {value!r} is not a comma-separated list of addresses user@host")
@@ -155,12 +157,12 @@ def delivery_from_table(table, env: Mapping[str, str], path: Path | None) -> Del
     if secret["webhook_secret"] and kind == "slack":
         raise SettingsError("VLLM_DIGEST_WEBHOOK_SECRET is set but Slack incoming webhooks are not signed (feishu and json are)")
     branch = text.get("publish_branch") or "gh-pages"
-    if not _BRANCH.match(branch):
+    if not _BRANCH.fullmatch(branch):
         raise SettingsError(f"{names['publish_branch']} {branch!r} is not a git branch name")
     remote = values.get("publish_remote")
     smtp_host = text.get("smtp_host") or None
     user = text.get("smtp_user") or None
-    if smtp_host and not re.match(r"^[A-Za-z0-9.-]+$|^\[[0-9A-Fa-f:.]+\]$", smtp_host):
+    if smtp_host and not _HOST.fullmatch(smtp_host):
         raise SettingsError(f"{names['smtp_host']} {smtp_host!r} is not a host name")
     if smtp_host and not (values.get("smtp_from") and values.get("smtp_to")):
         missing = [names[k] for k in ("smtp_from", "smtp_to") if not values.get(k)]

@@ -83,7 +83,7 @@ class NarrativeConfig:
         base_url = (raw.get("BASE_URL") or "").strip()
         if not base_url:
             return cls()
-        if not re.match(r"^https?://[^\s/?#]+(/[^\s?#]*)?$", base_url):
+        if not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", base_url):  # fullmatch: $ passes a final newline
             raise NarrativeConfigError(
                 f"{label['BASE_URL']} {_redact_url(base_url)!r} is not an http(s) URL "
                 "such as http://127.0.0.1:8000/v1"

@@ -19,9 +19,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from vllm_digest.core.config.delivery import DeliveryConfig, delivery_from_table
 from vllm_digest.core.config.narrative import NarrativeConfig, narrative_from_table
-from vllm_digest.core.config.values import SettingsError, parse_flag, parse_http_url, parse_int
+from vllm_digest.core.config.values import SettingsError, parse_flag, parse_http_url, parse_int, shown
 from vllm_digest.core.i18n import Catalog, CatalogError, available_languages, load_catalog
-from vllm_digest.core.taxonomy.loader import taxonomy_from_settings
+from vllm_digest.core.taxonomy.loader import TaxonomyError, taxonomy_at, taxonomy_from_settings
 
 SOURCES = ("sample", "github")
 EXECUTORS = ("in_process", "multiprocess")
@@ -43,8 +43,9 @@ MAX_GITHUB_FILES = 20
 DEFAULT_GITHUB_PEOPLE = 100
 DEFAULT_GITHUB_FILES = MAX_GITHUB_FILES
 
-_REPO_PART = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})$")
-_CUTOFF = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
+# both are matched against the whole value (fullmatch): ``$`` also matches before a final newline
+_REPO_PART = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]{0,99})")
+_CUTOFF = re.compile(r"([01][0-9]|2[0-3]):([0-5][0-9])")
 
 # file key -> environment variable
 _ENV_KEYS = {
@@ -84,9 +85,9 @@ class RepoRef:
     @classmethod
     def parse(cls, text: str) -> "RepoRef":
         parts = text.strip().split("/")
-        if len(parts) != 2 or not all(_REPO_PART.match(p) for p in parts):
+        if len(parts) != 2 or not all(_REPO_PART.fullmatch(p) for p in parts):
             raise SettingsError(
-                f"repo {text!r} is not of the form owner/name "
+                f"repo {shown(text)} is not of the form owner/name "
                 "(letters, digits, '.', '-', '_')"
             )
         return cls(parts[0], parts[1])
@@ -220,17 +221,18 @@ def _read_file(path: Path | None) -> dict:
 def _parse_timezone(value: str) -> str:
     try:
         ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError, TypeError):
+    except (ZoneInfoNotFoundError, ValueError, TypeError, OSError):
+        # OSError: zoneinfo opens a file named by the value, which may be too long or not a file at all
         raise SettingsError(
-            f"timezone {value!r} is not a known IANA timezone (e.g. Asia/Shanghai)"
+            f"timezone {shown(value)} is not a known IANA timezone (e.g. Asia/Shanghai)"
         ) from None
     return value
 
 
 def _parse_cutoff(value: str) -> dt.time:
-    match = _CUTOFF.match(str(value).strip())
+    match = _CUTOFF.fullmatch(str(value).strip())
     if not match:
-        raise SettingsError(f"cutoff {value!r} is not a local time HH:MM (00:00 to 23:59)")
+        raise SettingsError(f"cutoff {shown(value)} is not a local time HH:MM (00:00 to 23:59)")
     return dt.time(int(match.group(1)), int(match.group(2)))
 
 
@@ -241,7 +243,7 @@ def _parse_day(value: str | dt.date, timezone: str, name: str) -> dt.date:
         try:
             day = dt.date.fromisoformat(str(value).strip())
         except ValueError:
-            raise SettingsError(f"{name} {value!r} is not a date YYYY-MM-DD") from None
+            raise SettingsError(f"{name} {shown(value)} is not a date YYYY-MM-DD") from None
     today = dt.datetime.now(ZoneInfo(timezone)).date()
     if day > today:
         raise SettingsError(f"{name} {day.isoformat()!r} is in the future (today is {today})")
@@ -261,10 +263,10 @@ def _parse_repos(value: str | list) -> tuple[RepoRef, ...]:
     items = value.split(",") if isinstance(value, str) else list(value)
     repos = tuple(RepoRef.parse(str(r)) for r in items if str(r).strip())
     if not repos:
-        raise SettingsError(f"repos {value!r} names no repository")
+        raise SettingsError(f"repos {shown(value)} names no repository")
     slugs = [r.slug for r in repos]
     if len(set(slugs)) != len(slugs):
-        raise SettingsError(f"repos {value!r} lists a repository twice")
+        raise SettingsError(f"repos {shown(value)} lists a repository twice")
     return repos
 
 
@@ -275,7 +277,7 @@ def _parse_languages(value: str | list, catalog_dir: Path | None) -> tuple[str, 
     bad = [x for x in langs if x not in known]
     if bad or not langs or len(set(langs)) != len(langs):
         raise SettingsError(
-            f"languages {value!r}: each must be a language with a message catalog, once: {list(known)}"
+            f"languages {shown(value)}: each must be a language with a message catalog, once: {list(known)}"
         )
     return langs
 
@@ -285,7 +287,7 @@ def _parse_catalog_dir(value) -> Path | None:
         return None
     path = Path(str(value)).expanduser().absolute()
     if not path.is_dir():
-        raise SettingsError(f"catalog_dir {str(value)!r} (VLLM_DIGEST_CATALOG_DIR) is not a folder")
+        raise SettingsError(f"catalog_dir {shown(str(value))} (VLLM_DIGEST_CATALOG_DIR) is not a folder")
     return path
 
 
@@ -298,11 +300,24 @@ def _check_catalogs(languages, catalog_dir: Path | None) -> None:
             raise SettingsError(str(exc)) from None
 
 
+def _parse_taxonomy(value) -> Path | None:
+    """The taxonomy file, read and checked now: a file that is not a taxonomy stops here, in one line,
+    and not as a traceback while the definitions are built."""
+    if not value:
+        return None
+    path = Path(str(value)).expanduser().absolute()
+    try:
+        taxonomy_at(path)
+    except TaxonomyError as exc:
+        raise SettingsError(str(exc)) from None
+    return path
+
+
 def _parse_executor(value: str) -> str:
     # "in-process" is how Dagster's docs spell it; accept both spellings
     name = str(value).strip().replace("-", "_")
     if name not in EXECUTORS:
-        raise SettingsError(f"executor {value!r} is not one of {list(EXECUTORS)}")
+        raise SettingsError(f"executor {shown(value)} is not one of {list(EXECUTORS)}")
     return name
 
 
@@ -361,13 +376,13 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
     def source_of(value) -> str:
         value = str(value).strip()
         if value not in SOURCES:
-            raise SettingsError(f"source {value!r} is not one of {list(SOURCES)}")
+            raise SettingsError(f"source {shown(value)} is not one of {list(SOURCES)}")
         return value
 
     def feed_language_of(value, catalog_dir) -> str:
         value = str(value).strip()
         if value not in available_languages(catalog_dir):
-            raise SettingsError(f"feed_language {value!r} has no message catalog: {list(available_languages(catalog_dir))}")
+            raise SettingsError(f"feed_language {shown(value)} has no message catalog: {list(available_languages(catalog_dir))}")
         return value
 
     source = at("source", source_of, raw.get("source", "sample"))
@@ -407,7 +422,7 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
         languages=languages,
         catalog_dir=catalog_dir,
         feed_language=feed_language,
-        taxonomy=Path(raw["taxonomy"]).expanduser().absolute() if raw.get("taxonomy") else None,
+        taxonomy=at("taxonomy", _parse_taxonomy, raw.get("taxonomy")),
         sample_dir=Path(raw["sample_dir"]).expanduser().absolute() if raw.get("sample_dir") else None,
         display_names=display_names,
         # under a day, or the tick would land after the next cutoff and fetch

@@ -14,16 +14,34 @@ class SettingsError(ValueError):
     """A configuration value is unusable; the message names it."""
 
 
+# characters of a bad value an error quotes: a pasted file or a runaway variable stays one readable line
+SHOWN_CHARS = 80
+
+
+def shown(value) -> str:
+    """A bad value as an error quotes it: its repr (control characters escaped), cut to ``SHOWN_CHARS``
+    characters with its full length said, so the line stays one line of a readable size."""
+    if isinstance(value, str) and len(value) > SHOWN_CHARS:
+        return f"{value[:SHOWN_CHARS]!r}... ({len(value)} characters)"
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else f"{text[:SHOWN_CHARS]}... ({len(text)} characters)"
+
+
+# Every check below matches the whole value (fullmatch): ``$`` also matches before a final newline, so
+# "https://host\n" would pass a ``^...$`` match and carry its line break into headers and file names.
+
+
 def parse_http_url(value: str, name: str = "GitHub API URL") -> str:
-    if not re.match(r"^https?://[^\s/]+(/[^\s]*)?$", value):
-        raise SettingsError(f"{name} {value!r} is not an http(s) URL")
+    if not re.fullmatch(r"https?://[^\s/]+(/[^\s]*)?", value):
+        raise SettingsError(f"{name} {shown(value)} is not an http(s) URL")
     return value.rstrip("/")
 
 
 def parse_int(value, name: str, low: int, high: int) -> int:
     text = str(value).strip()
-    if isinstance(value, bool) or not re.fullmatch(r"\d+", text) or not low <= int(text) <= high:
-        raise SettingsError(f"{name} {value!r} is not a whole number from {low} to {high}")
+    # [0-9], not \d: \d takes any script's digits, which int() reads too
+    if isinstance(value, bool) or not re.fullmatch(r"[0-9]+", text) or not low <= int(text) <= high:
+        raise SettingsError(f"{name} {shown(value)} is not a whole number from {low} to {high}")
     return int(text)
 
 
@@ -37,5 +55,5 @@ def parse_flag(value, name: str) -> bool:
         return value
     text = str(value).strip().lower()
     if text not in YES_WORDS + NO_WORDS:
-        raise SettingsError(f"{name} {value!r} is not a yes/no value (true, false, 1, 0)")
+        raise SettingsError(f"{name} {shown(value)} is not a yes/no value (true, false, 1, 0)")
     return text in YES_WORDS

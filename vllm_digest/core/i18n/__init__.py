@@ -23,7 +23,8 @@ from vllm_digest.core.taxonomy.loader import NAME_FIELDS
 
 
 BUNDLED = Path(str(resources.files("vllm_digest.core.i18n")))
-_LANGUAGE = re.compile(r"^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$")
+# matched against the whole name (fullmatch): ``$`` also matches before a final newline
+_LANGUAGE = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
 # keys whose value is a choice the code acts on, not text
 CHOICES = {"language.names": NAME_FIELDS, "prompt.writing": ("cjk", "latin")}
 
@@ -155,7 +156,7 @@ class Catalog:
 
 def catalog_path(language: str, extra_dir: Path | None = None) -> Path:
     """Where ``language``'s catalog is: the deployment's folder first, then the bundled ones."""
-    if not _LANGUAGE.match(language):
+    if not _LANGUAGE.fullmatch(language):
         raise CatalogError(f"language {language!r} is not a language code such as zh, en or pt-BR")
     for folder in (extra_dir, BUNDLED):
         if folder is not None and (folder / f"{language}.toml").is_file():
@@ -166,7 +167,7 @@ def catalog_path(language: str, extra_dir: Path | None = None) -> Path:
 
 def available_languages(extra_dir: Path | None = None) -> tuple[str, ...]:
     folders = [f for f in (extra_dir, BUNDLED) if f is not None and f.is_dir()]
-    return tuple(sorted({p.stem for f in folders for p in f.glob("*.toml") if _LANGUAGE.match(p.stem)}))
+    return tuple(sorted({p.stem for f in folders for p in f.glob("*.toml") if _LANGUAGE.fullmatch(p.stem)}))
 
 
 def load_catalog(language: str, extra_dir: Path | None = None) -> Catalog:

@@ -302,7 +302,7 @@ def _unknown(entry: dict, allowed: set[str], where: str) -> None:
 
 def _id(entry: dict, where: str, seen: set[str]) -> str:
     ident = entry.get("id")
-    if not isinstance(ident, str) or not _ID.match(ident):
+    if not isinstance(ident, str) or not _ID.fullmatch(ident):  # fullmatch: $ matches before a final newline
         raise TaxonomyError(f"{where}: id {ident!r} must match {_ID.pattern}")
     if ident in seen:
         raise TaxonomyError(f"{where}: duplicate id {ident!r}")
@@ -413,6 +413,10 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise TaxonomyError(f"taxonomy {src}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise TaxonomyError(f"taxonomy {src}: not UTF-8 text (byte {exc.start}), so not a TOML file") from None
+    except OSError as exc:
+        raise TaxonomyError(f"taxonomy {src}: cannot be read ({exc.strerror or exc})") from None
     _unknown(data, _TOP_KEYS, f"taxonomy {src}")
     version = data.get("version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
@@ -511,7 +515,12 @@ def load_taxonomy(path: str | Path | None = None) -> Taxonomy:
 def taxonomy_from_settings(settings) -> Taxonomy:
     """The taxonomy a deployment uses: ``Settings.taxonomy`` (env ``VLLM_DIGEST_TAXONOMY``) or the default;
     read and checked once per version of the file (the report and the site ask for it per page)."""
-    file = Path(settings.taxonomy) if settings.taxonomy is not None else DEFAULT_TAXONOMY
+    return taxonomy_at(settings.taxonomy)
+
+
+def taxonomy_at(path: str | Path | None) -> Taxonomy:
+    """The taxonomy in ``path`` (``None``: the default), read once per version of the file."""
+    file = Path(path) if path is not None else DEFAULT_TAXONOMY
     try:
         stat = file.stat()
     except OSError:

@@ -33,8 +33,10 @@ class GitHubError(RuntimeError):
 
     ``transient`` says whether the same request may succeed a little later:
     no response (connection, timeout) or a 5xx after this client's own
-    retries, or a body cut off in transit. A 4xx (token, permission, missing
-    repository, rejected query) or a malformed payload gives the same answer
+    retries, or a body cut off in transit (shorter than its Content-Length).
+    A 4xx (token, permission, missing repository, rejected query) or a
+    malformed payload (a whole body that is not JSON, such as a proxy's HTML
+    page, or JSON without the fields its kind carries) gives the same answer
     every time. The raw asset's RetryPolicy retries only transient errors.
     """
 
@@ -345,10 +347,14 @@ class GitHubClient:
         try:
             data = json.loads(body)
         except (ValueError, UnicodeDecodeError):
+            # the whole body came (one shorter than its Content-Length or a cut chunked body is httpx's
+            # RemoteProtocolError above, retried) and is not JSON: a proxy's or a login page, an error page
+            # served as 200; the same request gets the same page, so it is not retried
             raise GitHubError(
                 "GET", shown, status,
-                f"response is not valid JSON ({len(body)} bytes; truncated or garbled body)",
-                transient=True,
+                f"response is not JSON (Content-Type {_clip(resp.headers.get('content-type'), 80)}, "
+                f"{len(body)} bytes, starting {_first_bytes(body)})",
+                transient=False,
             ) from None
         etag = resp.headers.get("etag")
         next_url = parse_link(resp.headers.get("link")).get("next")
@@ -490,6 +496,13 @@ def _explain(status: int, phrase: str, body: bytes) -> str:
     if hint:
         parts.append(hint)
     return ": ".join(parts)
+
+
+def _first_bytes(body: bytes, limit: int = 120) -> str:
+    """The start of a body in a message: at most ``limit`` bytes, decoded leniently, every control or
+    non-ASCII character escaped, so an HTML page is quoted on one line and never rendered."""
+    text = ascii(body[:limit].decode("utf-8", "replace"))
+    return text + ("..." if len(body) > limit else "")
 
 
 def _is_pagination_limit(body: bytes) -> bool:

@@ -1,6 +1,7 @@
 """One function per GitHub REST endpoint the day plan reads, in github-to-sqlite's ``fetch_*`` shape.
 
-Each names its path and parameters, checks the shape of every answer, and says which payload kind
+Each names its path and parameters, checks the shape of every answer and the fields of every object in it
+(``payload_fields.py``), and says which payload kind
 its objects are and how the body is shaped, which the replay records (``ingest/github/replay.py``). Paging
 is lazy: the plan stops as soon as it has what it needs. The HTTP itself (retries, rate limits,
 Link paging, conditional requests) is the client's, the only code that talks to GitHub.
@@ -14,6 +15,7 @@ from urllib.parse import quote, urlsplit
 
 from vllm_digest.core.config.settings import RepoRef
 from vllm_digest.ingest.github.client import GitHubClient, GitHubError, Response
+from vllm_digest.ingest.github.payload_fields import check_object, check_objects
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,7 @@ def _base(repo: RepoRef) -> str:
 
 def _list_pages(client: GitHubClient, path: str, params: dict, kind: str) -> Iterator[Page]:
     for response in client.pages(path, params):
-        yield Page(response, expect_list(response), kind, "list")
+        yield Page(response, expect_list(response, kind), kind, "list")
 
 
 def fetch_issue_events_page(
@@ -54,7 +56,7 @@ def fetch_issue_events_page(
         response = client.get(url, conditional=conditional)
     else:
         response = client.get(f"{_base(repo)}/issues/events", {"per_page": per_page}, conditional=conditional)
-    return Page(response, expect_list(response), "events", "list")
+    return Page(response, expect_list(response, "events"), "events", "list")
 
 
 def fetch_issues(client: GitHubClient, repo: RepoRef, state: str, since: str, per_page: int) -> Iterator[Page]:
@@ -83,21 +85,21 @@ def fetch_pull_reviews(client: GitHubClient, repo: RepoRef, number: int, per_pag
 def fetch_pull(client: GitHubClient, repo: RepoRef, number: int) -> Page:
     """``GET /repos/{o}/{r}/pulls/{n}``: one PR object (its size, draft state and merge time)."""
     response = client.get(f"{_base(repo)}/pulls/{number}")
-    return Page(response, expect_object(response), "pulls", "object")
+    return Page(response, expect_object(response, "pulls"), "pulls", "object")
 
 
 def fetch_pull_files(client: GitHubClient, repo: RepoRef, number: int, per_page: int) -> Page:
     """``GET /repos/{o}/{r}/pulls/{n}/files``: the first page of the files a PR changes (up to ``per_page``,
     enough to tell where it lands); conditional on the ETag the files cache holds (``ingest/github/pr_files.py``)."""
     response = client.get(f"{_base(repo)}/pulls/{number}/files", {"per_page": per_page})
-    return Page(response, expect_list(response), "files", "list")
+    return Page(response, expect_list(response, "files"), "files", "list")
 
 
 def fetch_user(client: GitHubClient, login: str) -> Page:
     """``GET /users/{login}``: one account's public profile (name, company, bio); conditional on the
     ETag the people cache holds for it (``ingest/github/people.py``)."""
     response = client.get(f"users/{quote(login, safe='')}")
-    return Page(response, expect_object(response), "users", "object")
+    return Page(response, expect_object(response, "users"), "users", "object")
 
 
 def fetch_search_issues(
@@ -109,23 +111,34 @@ def fetch_search_issues(
     return Page(response, expect_search(response), "issues", "search")
 
 
-def expect_list(response: Response) -> list[dict]:
-    if not isinstance(response.data, list) or not all(isinstance(x, dict) for x in response.data):
-        raise GitHubError("GET", urlsplit(response.url).path, response.status,
-                          f"expected a JSON list of objects, got {type(response.data).__name__}")
+def _malformed(response: Response, reason: str) -> GitHubError:
+    """A body of the wrong shape: the same request gets the same body, so not transient."""
+    parts = urlsplit(response.url)
+    shown = parts.path + (f"?{parts.query}" if parts.query else "")
+    return GitHubError("GET", shown, response.status, f"malformed payload: {reason}", transient=False)
+
+
+def expect_list(response: Response, kind: str) -> list[dict]:
+    if not isinstance(response.data, list):
+        raise _malformed(response, f"expected a JSON list of {kind}, got {type(response.data).__name__}")
+    if (problem := check_objects(kind, response.data)) is not None:
+        raise _malformed(response, problem)
     return response.data
 
 
 def expect_search(response: Response) -> dict:
     data = response.data
-    if not (isinstance(data, dict) and isinstance(data.get("items"), list) and isinstance(data.get("total_count"), int)):
-        raise GitHubError("GET", urlsplit(response.url).path, response.status,
-                          "expected a search result object with total_count and items")
+    if not (isinstance(data, dict) and isinstance(data.get("items"), list)
+            and isinstance(data.get("total_count"), int) and not isinstance(data.get("total_count"), bool)):
+        raise _malformed(response, "expected a search result object with total_count and items")
+    if (problem := check_objects("issues", data["items"], "items: ")) is not None:
+        raise _malformed(response, problem)
     return data
 
 
-def expect_object(response: Response) -> dict:
+def expect_object(response: Response, kind: str) -> dict:
     if not isinstance(response.data, dict):
-        raise GitHubError("GET", urlsplit(response.url).path, response.status,
-                          f"expected a JSON object, got {type(response.data).__name__}")
+        raise _malformed(response, f"expected a JSON object, got {type(response.data).__name__}")
+    if (problem := check_object(kind, response.data)) is not None:
+        raise _malformed(response, problem)
     return response.data
