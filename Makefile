@@ -57,9 +57,11 @@ strace:
 	@command -v strace >/dev/null 2>&1 || { $(call apt_install,strace,the warehouse creation race test will be skipped); }
 
 # two workers, a test file each at a time (--dist loadfile: a module's fixtures, such as the end-to-end
-# modules' dagster dev server, stay in one process)
+# modules' dagster dev server, stay in one process), the files in the order conftest.py gives them (the
+# end-to-end ones first; xdist would otherwise start the files with the most tests first, and those with
+# few, such as the end-to-end ones, last); the 15 slowest tests printed at the end
 test: install browser postgres strace
-	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile
+	$(PY) -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder --durations=15
 
 # `dg dev`, Dagster's supported command (`dagster dev` warns that it is superseded); it reads [tool.dg] in
 # pyproject.toml, the same code location `vllm_digest` as workspace.yaml; started through

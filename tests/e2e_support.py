@@ -1,8 +1,12 @@
-"""What the two end-to-end modules share: one real `dagster dev` per module (the `server`
+"""What the end-to-end modules share: one real `dagster dev` per module (the `server`
 fixture), the sample's expected counts at the one cutoff, and helpers that read the lineage.
 
-The end-to-end tests are two modules so that the test runner's two workers each run one server:
-most of their time is spent waiting for the daemon's 30 s backfill loop, not computing.
+The end-to-end tests are three modules (test_e2e_dagster_dev.py, test_e2e_ui.py,
+test_e2e_rerender.py) so that the test runner's two workers each run a server at a time: most of
+their time is spent waiting for the daemon's 30 s backfill loop (fixed in dagster 1.13: no instance
+setting or variable changes it), not computing. Within a module, backfills that do not read each
+other's output are launched together and waited for together, so those looks are paid once; the
+root conftest.py starts these modules before the others.
 
 One server serves a whole module (starting it costs ~10 s on 2 cores). Its DAGSTER_HOME, data home
 and log live in a temp dir; the log path is printed in every failure. The server is stopped at the
@@ -109,7 +113,12 @@ def upstream_of(nodes: dict, key: tuple[str, ...]) -> set[tuple[str, ...]]:
     return seen
 
 
+def is_day_run(run: dict) -> bool:
+    """A run over days: not the site's (unpartitioned) nor the weekly digests' run, which a backfill holding
+    them launches after its days."""
+    return not {tuple(a["path"]) for a in run["assetSelection"]} <= {SITE, WEEKLY}
+
+
 def day_runs(backfill) -> list[dict]:
-    """The backfill's runs over days (the site, unpartitioned, and the weekly digests of the weeks holding the
-    days get runs of their own after them)."""
-    return [r for r in backfill.runs if not {tuple(a["path"]) for a in r["assetSelection"]} <= {SITE, WEEKLY}]
+    """The backfill's runs over days."""
+    return [r for r in backfill.runs if is_day_run(r)]

@@ -11,7 +11,7 @@ import pytest
 
 from vllm_digest.testing.pipeline import report_path, sample_windows
 from tests.e2e_support import (
-    COUNTS_AT_CUTOFF_1139, DAYS, FIRST, LAST, LAYERS, LOCATION, PREFIX, REPORT, SITE, day_runs, layer_of,
+    COUNTS_AT_CUTOFF_1139, DAYS, FIRST, LAST, LAYERS, LOCATION, PREFIX, REPORT, SITE, day_runs, is_day_run, layer_of,
     WEEKLY, partitioned_keys, upstream_of,
 )
 from tests.e2e_support import server  # noqa: F401  (the module's dagster dev: a fixture)
@@ -73,13 +73,39 @@ def test_daily_schedule_is_loaded_and_stopped_until_turned_on(server):
     }]
 
 
-def test_lineage_materialize_all_is_one_run_and_writes_three_reports(server):
+ORIGIN_DAYS = ["2026-03-21", "2026-03-22"]
+ONE_TABLE = (*PREFIX, "mart_key_changes")
+
+
+@pytest.fixture(scope="module")
+def backfills(server) -> dict[str, str]:
+    """The module's backfills, launched as early as their inputs allow, so that the daemon's 30 s looks
+    are shared: the Lineage one over FIRST..LAST, then, once its run over the days has succeeded (the
+    tables the others read are then built) and while the daemon goes on to its weeks and site, the three
+    other origins over ORIGIN_DAYS. Returns their ids by origin; each test waits for its own."""
+    dev = server.dev
+    every = sorted(dev.asset_nodes())
+    lineage = dev.launch_backfill(every, FIRST, LAST, shape="ui")
+    dev.wait_for_backfill_run(lineage, is_day_run)
+    group = analytics_group(dev)
+    return {
+        "lineage": lineage,
+        "asset": dev.launch_backfill([ONE_TABLE], ORIGIN_DAYS[0], ORIGIN_DAYS[-1], shape="ui"),
+        "group": dev.launch_backfill(group, ORIGIN_DAYS[0], ORIGIN_DAYS[-1], shape="ui"),
+        "job": dev.launch_backfill([("job", "daily_digest")], ORIGIN_DAYS[0], ORIGIN_DAYS[-1], shape="partition_set"),
+    }
+
+
+def analytics_group(dev) -> list[tuple[str, ...]]:
+    return sorted(k for k, n in dev.asset_nodes().items() if n["groupName"] == "analytics")
+
+
+def test_lineage_materialize_all_is_one_run_and_writes_three_reports(server, backfills):
     """What *Lineage* -> *Materialize all* -> a partition range sends: every asset key of the graph (the
     site included) and the range's partition names."""
     dev, settings = server.dev, server.settings
-    every = sorted(dev.asset_nodes())
     partitioned = partitioned_keys(dev.asset_nodes())
-    backfill = dev.run_backfill(every, FIRST, LAST, shape="ui")
+    backfill = dev.wait_for_backfill(backfills["lineage"])
     assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
     # days and weeks: an asset backfill over two partitions definitions, whose partition names are per asset
     [run] = day_runs(backfill)
@@ -105,9 +131,9 @@ def test_lineage_materialize_all_is_one_run_and_writes_three_reports(server):
     assert not report_path(settings, "2026-03-19", "json").exists()
 
 
-def test_asset_page_catalog_group_and_job_partitions_backfills_are_one_run_each(server):
+def test_asset_page_catalog_group_and_job_partitions_backfills_are_one_run_each(server, backfills):
     """Three more ways the UI starts a backfill, launched together (the daemon's 30 s loop is then
-    paid once) over days the Lineage test built:
+    paid once) over days the Lineage backfill's run over the days built (the `backfills` fixture):
 
     - an asset's own page (or a Catalog selection of one table) sends just its key: the layer's
       step rebuilds that table alone, reading the others as the warehouse holds them;
@@ -115,16 +141,10 @@ def test_asset_page_catalog_group_and_job_partitions_backfills_are_one_run_each(
     - *Jobs* -> daily_digest -> *Partitions* -> *Materialize*: a partition-set backfill of the job.
     """
     dev = server.dev
-    days = ["2026-03-21", "2026-03-22"]
-    key = (*PREFIX, "mart_key_changes")
-    group = sorted(k for k, n in dev.asset_nodes().items() if n["groupName"] == "analytics")
+    days, key = ORIGIN_DAYS, ONE_TABLE
+    group = analytics_group(dev)
     assert len(group) == 19
-    launched = {
-        "asset": dev.launch_backfill([key], days[0], days[-1], shape="ui"),
-        "group": dev.launch_backfill(group, days[0], days[-1], shape="ui"),
-        "job": dev.launch_backfill([("job", "daily_digest")], days[0], days[-1], shape="partition_set"),
-    }
-    done = {name: dev.wait_for_backfill(backfill_id) for name, backfill_id in launched.items()}
+    done = {name: dev.wait_for_backfill(backfills[name]) for name in ("asset", "group", "job")}
     for name, backfill in done.items():
         assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"{name} backfill ended {backfill.status}")
         [run] = backfill.runs

@@ -1,9 +1,12 @@
-"""End to end on a real `dagster dev`, second module (its own server, so the two modules run in
+"""End to end on a real `dagster dev`, second module (its own server, so the modules run in
 parallel): a backfill that also selects the site, and the UI itself in headless Chromium (the asset
 graph, and the Lineage page's Materialize-all dialog launching a range as one run).
 
 A backfill that also selects the site asset (key ["site"], unpartitioned) runs its days as one run,
-then rebuilds the index and feed once, after every report."""
+then rebuilds the index and feed once, after every report. It is launched when the module starts
+(the `site_backfill` fixture, which the dialog's test asks for first) and runs beside the dialog's
+backfill: the daemon's 30 s looks are then paid once for both. Their days differ (03-14 ... 03-16 for
+the dialog, 03-17 and 03-18 here), and each test reads only its own backfill's runs."""
 
 from __future__ import annotations
 
@@ -23,21 +26,15 @@ from vllm_digest.core.keys import RANGE_END_TAG, RANGE_START_TAG
 pytestmark = pytest.mark.e2e
 
 
-def test_backfill_with_the_site_rebuilds_the_index_once_after_the_reports(server):
-    dev, settings = server.dev, server.settings
-    days = ["2026-03-17", "2026-03-18"]
-    backfill = dev.run_backfill([*partitioned_keys(dev.asset_nodes()), SITE], days[0], days[-1], shape="by_assets")
-    assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
-    reports = dev.materializations_in(REPORT, backfill)
-    assert sorted(m["partition"] for m in reports) == days
-    # the days are still one run; the site is built once, when the last report is on disk
-    assert len(day_runs(backfill)) == 1
-    [site] = dev.materializations_in(SITE, backfill)
-    assert int(site["timestamp"]) >= max(int(m["timestamp"]) for m in reports)
-    index = (settings.site_dir / "index.html").read_text(encoding="utf-8")
-    feed = (settings.site_dir / "feed.xml").read_text(encoding="utf-8")
-    for day in days:
-        assert f"{day}.zh.html" in index and f"{day}.zh.html" in feed, day
+SITE_DAYS = ["2026-03-17", "2026-03-18"]
+
+
+@pytest.fixture(scope="module")
+def site_backfill(server) -> str:
+    """The partitionsByAssets backfill of every daily asset and the site over SITE_DAYS: launched, not
+    waited for (its test waits)."""
+    nodes = server.dev.asset_nodes()
+    return server.dev.launch_backfill([*partitioned_keys(nodes), SITE], SITE_DAYS[0], SITE_DAYS[-1], shape="by_assets")
 
 
 def graphql_failures(responses) -> list:
@@ -120,7 +117,7 @@ def is_backfill_launch(request) -> bool:
 
 
 @pytest.mark.browser
-def test_ui_lineage_materialize_all_dialog_backfills_a_range_as_one_run(server):
+def test_ui_lineage_materialize_all_dialog_backfills_a_range_as_one_run(server, site_backfill):
     """A user's clicks on *Lineage*: *Materialize all…*, *Show all partitions* when the dialog opens on
     the last 90 days only, the range typed into the partition box, *Launch backfill*. The mutation the
     browser sends must carry every asset key and the three days, and the daemon must run them as one run
@@ -206,62 +203,18 @@ def test_ui_lineage_materialize_all_dialog_backfills_a_range_as_one_run(server):
     assert shot.stat().st_size > 20_000, f"screenshot {shot} looks empty"
 
 
-ACTIVE = "[QUEUED, NOT_STARTED, STARTING, STARTED, CANCELING]"
-
-
-def wait_until_quiet(dev, timeout: float = 600) -> None:
-    """Until no run is queued or running and the re-render sensor has ticked since the last run ended, so
-    every follow-up it asks for has been launched and has run (the timeout guards against a hang)."""
-    import time
-
-    from vllm_digest.core.keys import BASELINE_SENSOR
-    query = """{ runsOrError(filter: {statuses: %s}) { ... on Runs { results { runId } } }
-        finished: runsOrError(limit: 50) { ... on Runs { results { endTime } } }
-        sensorOrError(sensorSelector: {repositoryLocationName: "vllm_digest", repositoryName: "__repository__",
-                                       sensorName: "%s"}) {
-            ... on Sensor { sensorState { ticks(limit: 1) { timestamp status } } } } }""" % (ACTIVE, BASELINE_SENSOR)
-    deadline = time.monotonic() + timeout
-    quiet = 0
-    while time.monotonic() < deadline:
-        data = dev.graphql(query)
-        active = data["runsOrError"]["results"]
-        ends = [r["endTime"] or 0 for r in data["finished"]["results"]]
-        ticks = data["sensorOrError"]["sensorState"]["ticks"]
-        # a finished tick that started after the last run ended (the runs listed newest first by creation:
-        # the last to end may be any of them; a tick still running may yet launch one), seen twice in a row
-        settled = ticks and ticks[0]["status"] != "STARTED" and ticks[0]["timestamp"] > max(ends, default=0) + 1
-        quiet = quiet + 1 if not active and settled else 0
-        if quiet == 2:
-            return
-        time.sleep(2)
-    raise dev.fail(f"runs still active or the sensor has not ticked since within {timeout:.0f} s")
-
-
-def test_a_ui_backfill_renders_each_day_and_week_once(server):
-    """A backfill as the Lineage page's "Materialize all" sends it (every key, the days' names), over days
-    whose week is already rendered and whose following days are built: the backfill renders its days and
-    their week, the re-render sensor follows up later days, and nothing is rendered twice (the sensor used
-    to render the backfilled week again, before or after the backfill's own weekly run)."""
-    dev = server.dev
-    nodes = dev.asset_nodes()
-    # the days 03-06 ... 03-10 and their weeks, rendered before (a Friday to a Tuesday: two weeks)
-    days = dev.run_backfill([*partitioned_keys(nodes), SITE], "2026-03-06", "2026-03-10", shape="by_assets")
-    weeks = dev.run_backfill([WEEKLY], "2026-03-02", "2026-03-09", shape="by_assets")
-    assert (days.status, weeks.status) == ("COMPLETED_SUCCESS",) * 2, dev.fail(f"backfills ended {days.status}, {weeks.status}")
-    wait_until_quiet(dev)
-    before = {m["runId"] for key in (REPORT, WEEKLY) for m in dev.materializations(key)}
-    # Friday to Sunday again, as the UI sends it: the week of 03-02 is the backfill's; 03-09 and 03-10 follow
-    backfill = dev.run_backfill(sorted(nodes), "2026-03-06", "2026-03-08")
+def test_backfill_with_the_site_rebuilds_the_index_once_after_the_reports(server, site_backfill):
+    dev, settings = server.dev, server.settings
+    days = SITE_DAYS
+    backfill = dev.wait_for_backfill(site_backfill)
     assert backfill.status == "COMPLETED_SUCCESS", dev.fail(f"backfill ended {backfill.status}")
-    wait_until_quiet(dev)
-    renders = {key: sorted(m["partition"] for m in dev.materializations(key) if m["runId"] not in before)
-               for key in (REPORT, WEEKLY)}
-    runs = dev.graphql("""{ runsOrError(limit: 30) { ... on Runs { results { runId jobName status
-        tags { key value } } } } }""")["runsOrError"]["results"]
-    listed = [(r["jobName"], r["status"], {t["key"]: t["value"] for t in r["tags"]
-                                          if "range" in t["key"] or "rerender" in t["key"]}) for r in runs]
-    # nothing twice, and the backfilled days and their week once: the sensor used to render the week again.
-    # (Which later days and weeks the sensor follows up depends on what the module's other tests built.)
-    assert all(len(set(found)) == len(found) for found in renders.values()), (renders, listed)
-    assert {"2026-03-06", "2026-03-07", "2026-03-08"} <= set(renders[REPORT]), (renders, listed)
-    assert "2026-03-02" in renders[WEEKLY], (renders, listed)
+    reports = dev.materializations_in(REPORT, backfill)
+    assert sorted(m["partition"] for m in reports) == days
+    # the days are still one run; the site is built once, when the last report is on disk
+    assert len(day_runs(backfill)) == 1
+    [site] = dev.materializations_in(SITE, backfill)
+    assert int(site["timestamp"]) >= max(int(m["timestamp"]) for m in reports)
+    index = (settings.site_dir / "index.html").read_text(encoding="utf-8")
+    feed = (settings.site_dir / "feed.xml").read_text(encoding="utf-8")
+    for day in days:
+        assert f"{day}.zh.html" in index and f"{day}.zh.html" in feed, day

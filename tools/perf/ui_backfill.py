@@ -23,7 +23,6 @@ This is a measurement, not a test: nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
 import subprocess
@@ -39,11 +38,11 @@ from dagster import DagsterEventType as Ev  # noqa: E402
 
 from vllm_digest.core.calendar import daily_partitions  # noqa: E402
 from vllm_digest.core.config.settings import load_settings  # noqa: E402
+from vllm_digest.core.keys import BASELINE_SENSOR  # noqa: E402
 from vllm_digest.orchestration.planned_events import DAGSTER_SWITCH  # noqa: E402
 from vllm_digest.testing.dagster_dev import DagsterDev  # noqa: E402
 
 SAMPLE_ENV = {"VLLM_DIGEST_SOURCE": "sample", "VLLM_DIGEST_CUTOFF": "11:39"}
-RERENDER_SENSOR = BASELINE_SENSOR
 BACKFILL_TAG = "dagster/backfill"
 RERENDER_TAG = "vllm_digest/rerenders_after"
 QUIET_TIMEOUT_S = 900  # a hang guard
@@ -130,40 +129,6 @@ def attribute(runs: list[dict], t0: float, t1: float) -> dict[str, float]:
     return {k: round(v, 1) for k, v in out.items()}
 
 
-def sensor_caught_up(cursor: str | None, ends: list[float]) -> bool:
-    """Whether the re-render sensor has read the last run's end. A run status sensor takes the runs that
-    ended one tick at a time (one every 30 s), so "it ticked after the last run ended" is not enough: its
-    cursor holds the time of the last run-status event it read (``record_timestamp``, ISO)."""
-    if not ends:
-        return True
-    if not cursor:
-        return False
-    read = json.loads(cursor).get("record_timestamp")
-    return read is not None and dt.datetime.fromisoformat(read).timestamp() >= max(ends) - 0.5
-
-
-def wait_quiet(dev: DagsterDev, timeout: float = QUIET_TIMEOUT_S) -> float:
-    """Until no run is queued or in flight and the re-render sensor has read every run's end (so every
-    follow-up it asks for has run); returns when the last run ended."""
-    query = """{ active: runsOrError(filter: {statuses: [QUEUED, NOT_STARTED, STARTING, STARTED, CANCELING]}) {
-            ... on Runs { results { runId } } }
-        finished: runsOrError(filter: {statuses: [SUCCESS]}, limit: 100) { ... on Runs { results { endTime } } }
-        sensorOrError(sensorSelector: {repositoryLocationName: "vllm_digest", repositoryName: "__repository__",
-                                       sensorName: "%s"}) {
-            ... on Sensor { sensorState { typeSpecificData { ... on SensorData { lastCursor } } } } } }""" % RERENDER_SENSOR
-    deadline = time.monotonic() + timeout
-    quiet = 0
-    while time.monotonic() < deadline:
-        data = dev.graphql(query)
-        ends = [r["endTime"] or 0 for r in data["finished"]["results"]]
-        cursor = (data["sensorOrError"]["sensorState"]["typeSpecificData"] or {}).get("lastCursor")
-        quiet = quiet + 1 if not data["active"]["results"] and sensor_caught_up(cursor, ends) else 0
-        if quiet == 2:
-            return max(ends, default=0)
-        time.sleep(2)
-    raise dev.fail(f"runs still active, or the sensor has not read every run's end, after {timeout:.0f} s")
-
-
 # (name, [(first day index, number of days), ...]): the backfills one fresh server runs in turn, over the
 # sample's days (index -1: the last day). A new user's 3 days; all 22; then 3 days in the middle again,
 # whose later days are built, so the re-render sensor's follow-up runs come in.
@@ -240,7 +205,7 @@ def measure_scenario(name: str, workdir: Path, extra_env: dict[str, str]) -> dic
             first = start % len(all_days)
             days = all_days[first:first + count]
             dev.wait_for_backfill(launch(dev, keys, days))
-            wait_quiet(dev)
+            dev.wait_until_quiet(BASELINE_SENSOR, QUIET_TIMEOUT_S)
     finally:
         dev.stop()
     return {"scenario": title, "home": str(home), "backfills": analyze(home)}

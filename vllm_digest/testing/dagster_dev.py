@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import ctypes
 import datetime as dt
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,12 +28,34 @@ from vllm_digest.testing.pipeline import ROOT, project_dagster_home
 # error says what and shows the server's log.
 START_TIMEOUT_S = 180
 BACKFILL_TIMEOUT_S = 600
+QUIET_TIMEOUT_S = 900
 STOP_TIMEOUT_S = 90
 POLL_S = 1.0
+QUIET_POLL_S = 2.0
+# a run's endTime is its RUN_SUCCESS event's time (dagster's run storage takes the event's timestamp), which
+# the sensor's cursor holds as ISO text to the microsecond: a margin for that round trip, far below the gap
+# between two runs' ends
+END_SKEW_S = 0.001
+ACTIVE_STATUSES = "[QUEUED, NOT_STARTED, STARTING, STARTED, CANCELING]"
 # settings the server must not inherit from the developer's shell
 _OWN_ENV_PREFIXES = ("VLLM_DIGEST_", "GITHUB_", "DAGSTER_")
 
 BACKFILL_DONE = {"COMPLETED", "COMPLETED_SUCCESS", "COMPLETED_FAILED", "FAILED", "CANCELED"}
+RUN_FAILED = {"FAILURE", "CANCELED"}
+
+
+def sensor_caught_up(cursor: str | None, ends: list[float]) -> bool:
+    """Whether a run status sensor (ours watch successes) has read the end of the last run in ``ends``
+    (epoch seconds). It reads the runs that ended one per tick (one every 30 s: Dagster's run status
+    sensor returns after the first run its function answers for), so "it ticked after the last run
+    ended" is not enough: its cursor holds the time of the last run-status event it read
+    (``record_timestamp``, ISO)."""
+    if not ends:
+        return True
+    if not cursor:
+        return False
+    read = json.loads(cursor).get("record_timestamp")
+    return read is not None and dt.datetime.fromisoformat(read).timestamp() >= max(ends) - END_SKEW_S
 
 
 class DagsterDevError(AssertionError):
@@ -249,11 +273,8 @@ class DagsterDev:
             params = {"assetSelection": [{"path": list(k)} for k in keys], "partitionNames": days}
         elif shape == "by_assets":
             nodes = self.asset_nodes()
-            params = {"partitionsByAssets": [
-                {"assetKey": {"path": list(k)},
-                 **({"partitions": {"range": {"start": first, "end": last}}} if nodes[k]["isPartitioned"] else {})}
-                for k in keys
-            ]}
+            return self.launch_ranges_backfill({k: (first, last) if nodes[k]["isPartitioned"] else None for k in keys},
+                                               f"e2e {shape} {first}...{last}")
         elif shape == "partition_set":
             [(_, job)] = keys
             params = {"selector": {"partitionSetName": f"{job}_partition_set",
@@ -262,11 +283,26 @@ class DagsterDev:
                       "partitionNames": days}
         else:
             raise ValueError(f"unknown backfill shape {shape!r}")
+        return self._launch(params, shape, f"e2e {shape} {first}...{last}")
+
+    def launch_ranges_backfill(self, ranges: dict[tuple[str, ...], tuple[str, str] | None], title: str) -> str:
+        """A ``partitionsByAssets`` backfill (the request shape of the ``"by_assets"`` origin) with a range of
+        its own for each key: ``(first, last)`` partition keys, or None for an unpartitioned key. One backfill
+        can so hold days and the weeks over them (weekly keys are Mondays), and the daemon orders their runs
+        by the dependencies. Returns the backfill's id."""
+        params = {"partitionsByAssets": [
+            {"assetKey": {"path": list(k)},
+             **({"partitions": {"range": {"start": span[0], "end": span[1]}}} if span else {})}
+            for k, span in ranges.items()
+        ]}
+        return self._launch(params, "by_assets", title)
+
+    def _launch(self, params: dict, shape: str, title: str) -> str:
         launched = self.graphql(
             """mutation($params: LaunchBackfillParams!) { launchPartitionBackfill(backfillParams: $params) {
                 __typename ... on LaunchBackfillSuccess { backfillId }
                 ... on Error { message } ... on PythonError { message stack } } }""",
-            {"params": {**params, "title": f"e2e {shape} {first}...{last}"}},
+            {"params": {**params, "title": title}},
         )["launchPartitionBackfill"]
         if launched["__typename"] != "LaunchBackfillSuccess":
             raise self.fail(f"launchPartitionBackfill ({shape}) refused: {launched}")
@@ -277,18 +313,68 @@ class DagsterDev:
         start, end = dt.date.fromisoformat(first), dt.date.fromisoformat(last)
         return [(start + dt.timedelta(days=i)).isoformat() for i in range((end - start).days + 1)]
 
-    def wait_for_backfill(self, backfill_id: str, timeout: float = BACKFILL_TIMEOUT_S) -> Backfill:
+    def wait_until_quiet(self, sensor: str, timeout: float = QUIET_TIMEOUT_S) -> float:
+        """Until no run is queued or in flight and the run status sensor ``sensor`` has read every
+        successful run's end, twice in a row (so every run it asks for has been launched and has run);
+        returns when the last run ended (epoch seconds)."""
+        query = """{ active: runsOrError(filter: {statuses: %s}) { ... on Runs { results { runId } } }
+            finished: runsOrError(filter: {statuses: [SUCCESS]}, limit: 100) { ... on Runs { results { endTime } } }
+            sensorOrError(sensorSelector: {repositoryLocationName: "%s", repositoryName: "__repository__",
+                                           sensorName: "%s"}) { __typename
+                ... on Sensor { sensorState { typeSpecificData { ... on SensorData { lastCursor } } } } } }""" % (
+            ACTIVE_STATUSES, self.location, sensor)
+        deadline = time.monotonic() + timeout
+        quiet = 0
+        while time.monotonic() < deadline:
+            data = self.graphql(query)
+            if data["sensorOrError"]["__typename"] != "Sensor":
+                raise self.fail(f"no sensor {sensor!r} in location {self.location!r}: {data['sensorOrError']}")
+            ends = [r["endTime"] or 0 for r in data["finished"]["results"]]
+            cursor = (data["sensorOrError"]["sensorState"]["typeSpecificData"] or {}).get("lastCursor")
+            quiet = quiet + 1 if not data["active"]["results"] and sensor_caught_up(cursor, ends) else 0
+            if quiet == 2:
+                return max(ends, default=0)
+            time.sleep(QUIET_POLL_S)
+        raise self.fail(f"runs still active, or sensor {sensor!r} has not read every run's end, "
+                        f"after {timeout:.0f} s")
+
+    def backfill_state(self, backfill_id: str) -> Backfill:
+        """The backfill as the daemon has it now: its status and the runs it has launched so far."""
         query = """query($id: String!) { partitionBackfillOrError(backfillId: $id) { __typename
             ... on PartitionBackfill { status partitionNames error { message }
                 runs { runId status startTime endTime assetSelection { path } tags { key value } } }
             ... on PythonError { message } } }"""
+        state = self.graphql(query, {"id": backfill_id})["partitionBackfillOrError"]
+        if state["__typename"] != "PartitionBackfill":
+            raise self.fail(f"backfill {backfill_id}: {state}")
+        return Backfill(backfill_id, state["status"], state["runs"], state["partitionNames"] or [])
+
+    def wait_for_backfill(self, backfill_id: str, timeout: float = BACKFILL_TIMEOUT_S) -> Backfill:
         deadline = time.monotonic() + timeout
         state = None
         while time.monotonic() < deadline:
-            state = self.graphql(query, {"id": backfill_id})["partitionBackfillOrError"]
-            if state["__typename"] != "PartitionBackfill":
-                raise self.fail(f"backfill {backfill_id}: {state}")
-            if state["status"] in BACKFILL_DONE:
-                return Backfill(backfill_id, state["status"], state["runs"], state["partitionNames"] or [])
+            state = self.backfill_state(backfill_id)
+            if state.status in BACKFILL_DONE:
+                return state
             time.sleep(POLL_S)
         raise self.fail(f"backfill {backfill_id} not finished within {timeout:.0f} s (last seen: {state})")
+
+    def wait_for_backfill_run(self, backfill_id: str, picks: Callable[[dict], bool],
+                              timeout: float = BACKFILL_TIMEOUT_S) -> dict:
+        """The first run of the backfill that ``picks`` chooses, once it has succeeded (while the backfill
+        goes on to its next runs): what a test needs before it launches work that reads that run's output.
+        Fails at once if the run fails or the backfill ends without it."""
+        deadline = time.monotonic() + timeout
+        state = None
+        while time.monotonic() < deadline:
+            state = self.backfill_state(backfill_id)
+            for run in filter(picks, state.runs):
+                if run["status"] == "SUCCESS":
+                    return run
+                if run["status"] in RUN_FAILED:
+                    raise self.fail(f"backfill {backfill_id}: run {run['runId']} ended {run['status']}")
+            if state.status in BACKFILL_DONE:
+                raise self.fail(f"backfill {backfill_id} ended {state.status} without the run waited for")
+            time.sleep(POLL_S)
+        raise self.fail(f"backfill {backfill_id}: the run waited for did not succeed within {timeout:.0f} s "
+                        f"(last seen: {state})")
