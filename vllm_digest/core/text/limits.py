@@ -18,6 +18,14 @@ SECTION_CHARS = 4000
 TEXT_CHARS = 8000
 # the figures (numbers with units) kept from a PR's test results
 MAX_FIGURES = 12
+# a PR's Changes list as the facts pack quotes it: its first items, each whole up to this length
+MAX_CHANGES = 5
+CHANGE_CHARS = 200
+# the author's claims: each figure with the sentence or table row that gives it its meaning
+MAX_CLAIMS = 6
+CLAIM_CHARS = 240
+# what a Test Plan ran: the first lines of its code blocks
+MAX_COMMANDS = 2
 
 # --- the report
 # a section's lead, closing line and "why" paragraph
