@@ -27,6 +27,13 @@ CLAIM_CHARS = 240
 # what a Test Plan ran: the first lines of its code blocks
 MAX_COMMANDS = 2
 
+# --- the narrative's facts packs (report/facts.py)
+# an item's purpose: whole sentences up to about this many characters
+PURPOSE_CHARS = 600
+# one section's pack, in estimated tokens (report/narrative/prompts.py: estimate_tokens): past it the
+# lowest-ranked items' details are left out first. The prompt's instructions add ~300-500 tokens to it
+PACK_TOKENS = 4000
+
 # --- the report
 # a section's lead, closing line and "why" paragraph
 LEAD_CHARS = 2000
