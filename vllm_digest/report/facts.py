@@ -42,6 +42,7 @@ from vllm_digest.report.sections.shared import (
     has_comment_threads,
     is_maintainer,
     item_state,
+    review_verdicts,
     thread_digest,
 )
 
@@ -49,14 +50,17 @@ _REF = re.compile(r"#(\d+)\b")
 
 
 def _brief(row: dict, known: set[int]) -> dict:
-    """An item as a topic or summary mentions it: enough to name it; ``known`` holds the
-    cited numbers that are real items of the repository."""
+    """An item as a topic or summary mentions it: enough to name it, and its state with the time; ``known``
+    holds the cited numbers that are real items of the repository."""
     out = {
         "number": row["number"],
         "kind": row["kind"],
         "title": plain_inline(row["title"], 200),
         "labels": [plain_inline(x, 80) for x in row["labels"] or []],
     }
+    out["state"], since = pack_state(row)
+    if since:
+        out["state_since"] = since
     return _with_related(out, out["title"], known)
 
 
@@ -97,16 +101,13 @@ def whole_sentences(text: str, limit: int) -> str:
 
 
 def reviews(data: DayData, number: int) -> list[dict]:
-    """The window's approvals and change requests, each reviewer's latest verdict, and whether GitHub says
-    the reviewer maintains the repository (author_association OWNER, MEMBER or COLLABORATOR)."""
-    latest: dict[str, dict] = {}
-    for c in data.comments.get(number, []):
-        verdict = {"APPROVED": "approved", "CHANGES_REQUESTED": "changes requested"}.get(
-            (c.get("review_state") or "").upper())
-        if c["comment_kind"] == "review" and c["author_login"] and verdict:
-            latest[c["author_login"]] = {"reviewer": author_name(c["author_login"]), "verdict": verdict,
-                                         "maintainer": is_maintainer(c)}
-    return [latest[k] for k in sorted(latest)]
+    """The window's approvals and change requests (each reviewer's latest verdict, as 🛠️ prints them), and
+    whether GitHub says the reviewer maintains the repository (author_association OWNER, MEMBER or COLLABORATOR)."""
+    verdicts = review_verdicts(data, number)
+    maintainers = {c["author_login"] for c in data.comments.get(number, []) if is_maintainer(c)}
+    return sorted(({"reviewer": author_name(login), "verdict": word, "maintainer": login in maintainers}
+                   for state, word in (("APPROVED", "approved"), ("CHANGES_REQUESTED", "changes requested"))
+                   for login in verdicts[state]), key=lambda r: r["reviewer"])
 
 
 def thread(data: DayData, row: dict) -> dict | None:
@@ -141,9 +142,6 @@ def substance(row: dict, data: DayData) -> dict:
     """What an item's own description and thread say, beyond its title and gist (see the module docstring);
     only what the warehouse holds: a key the source gives nothing for is left out."""
     out: dict = {}
-    state, since = pack_state(row)
-    if since:
-        out["state_since"] = since
     gist = plain_inline(row.get("what"), WHAT_CHARS)
     purpose = whole_sentences(plain_inline(" ".join((row.get("purpose") or "").splitlines()), 4 * PURPOSE_CHARS),
                               PURPOSE_CHARS)
@@ -189,7 +187,6 @@ def _item(row: dict, known: set[int], data: DayData | None = None, **extra) -> d
     day's ``data`` what its description and thread say (``substance``)."""
     out = _brief(row, known)
     out["author"] = author_name(row["author_login"])
-    out["state"] = pack_state(row)[0]
     out["comments"] = int(row["comments_total"] or 0)
     if row["kind"] == "pr" and row.get("additions") is not None:
         out["additions"] = int(row["additions"])
