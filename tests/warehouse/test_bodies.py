@@ -310,3 +310,33 @@ def test_fenced_blocks_found_line_by_line_are_the_patterns_blocks():
               for _ in range(3000)]
     for text in cases:
         assert sub_fenced(text, mark) == FENCED_BLOCK.sub(lambda m: mark(m.group(0)), text), repr(text)
+
+
+def test_changes_claims_with_their_sentence_or_table_row_and_test_commands():
+    """Issue 36.1: what the facts pack quotes beyond the purpose. A figure keeps the sentence or the table row
+    that says what it means; a Changes list is its own part (its first 5 items, each whole); the Test Plan's
+    command is what was run; a benchmark log in ```` that quotes a ``` block stays one code block."""
+    changes = "\n".join(f"- Step {n}: move the `kv_cache_spec` bookkeeping out of the hot loop" for n in range(1, 8))
+    result = ("Throughput improves by +1% to 8%, depending on the configuration. The rest is noise.\n\n"
+              "| config | before | after |\n|---|---:|---:|\n| TP=2, batch 32 | 1989 tok/s | 2128 tok/s |\n"
+              "| notes | n/a | n/a |\n\n"
+              "````text\n$ vllm bench serve\n```\n(config as above)\n```\n## not a heading\n"
+              "Mean TTFT: 187.2 ms\n````\n\ngsm8k accuracy 0.91 -> 0.93")
+    body = pr_body(purpose="Speed up the scheduler, which cost about 8% throughput before.\n\n## Modifications\n\n"
+                   + changes, plan="```bash\npytest tests/v1/core -q\n```", result=result, placeholder=False)
+    parts = parse_body(body)
+    assert parts.what == "Speed up the scheduler, which cost about 8% throughput before."
+    assert parts.changes == tuple(f"Step {n}: move the kv_cache_spec bookkeeping out of the hot loop"
+                                  for n in range(1, 6))
+    assert "Step 1" not in parts.purpose  # the list is its own part, not the purpose's
+    assert parts.claims == (
+        "Throughput improves by +1% to 8%, depending on the configuration.",
+        "gsm8k accuracy 0.91 -> 0.93",
+        "config: TP=2, batch 32; before: 1989 tok/s; after: 2128 tok/s",
+        "Mean TTFT: 187.2 ms",
+        "Speed up the scheduler, which cost about 8% throughput before.",
+    )
+    assert parts.test_commands == ("pytest tests/v1/core -q",)
+    # the log's lines stay inside its fence: no section of its own, no prose of the result
+    assert "not a heading" not in parts.text and "config as above" not in parts.test_result
+    assert parts.sections == ("purpose", "changes", "test_plan", "test_result", "skip")

@@ -11,17 +11,28 @@ Only computed values are numbers in the pack: counts, metrics, sizes, scores and
 item numbers the warehouse knows. A "#N" inside a title or body becomes a
 ``related`` number only when N is an item of this repository in ``core_items``
 (``sql/report_known_refs.sql`` resolves them); any other figure in someone's text stays text.
+
+Every item a section discusses carries what its own description and thread say (``substance``): its state
+with the time, the author's purpose (whole sentences, about 600 characters), its Changes list, its
+``claims`` (each figure the author reports, in the sentence or table row that says what it means: the
+narrative may repeat one only as that item's author's, which the validator checks), what was tested, the
+items it closes with their titles and states, its reviews (maintainer or not) and, for an item with comments
+in the window, a digest of its thread. A day's prompts are kept within ``PACK_TOKENS`` each by leaving out the
+lowest-ranked items' details first (``fit_budget``), never by cutting a sentence.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from vllm_digest.core.taxonomy.loader import FocusArea
-from vllm_digest.core.text.limits import WHAT_CHARS
+from vllm_digest.core.text.gist import excerpt
+from vllm_digest.core.text.limits import CHANGE_CHARS, CLAIM_CHARS, PACK_TOKENS, PURPOSE_CHARS, WHAT_CHARS
 from vllm_digest.core.text.markdown_safe import plain_inline
 from vllm_digest.report.day.data import DayData
 from vllm_digest.report.day.model import DayReport
+from vllm_digest.report.narrative.prompts import estimate_tokens
 from vllm_digest.report.sections.shared import (
     SUMMARY_TOPICS,
     author_name,
@@ -29,6 +40,7 @@ from vllm_digest.report.sections.shared import (
     employer_tally,
     focus_tally,
     has_comment_threads,
+    is_maintainer,
     item_state,
     review_verdicts,
     thread_digest,
@@ -38,14 +50,17 @@ _REF = re.compile(r"#(\d+)\b")
 
 
 def _brief(row: dict, known: set[int]) -> dict:
-    """An item as a topic or summary mentions it: enough to name it; ``known`` holds the
-    cited numbers that are real items of the repository."""
+    """An item as a topic or summary mentions it: enough to name it, and its state with the time; ``known``
+    holds the cited numbers that are real items of the repository."""
     out = {
         "number": row["number"],
         "kind": row["kind"],
         "title": plain_inline(row["title"], 200),
         "labels": [plain_inline(x, 80) for x in row["labels"] or []],
     }
+    out["state"], since = pack_state(row)
+    if since:
+        out["state_since"] = since
     return _with_related(out, out["title"], known)
 
 
@@ -59,11 +74,119 @@ def _with_related(out: dict, text: str, known: set[int]) -> dict:
     return out
 
 
-def _item(row: dict, known: set[int], **extra) -> dict:
-    """An item as a section discusses it: who, what state, how big, the body's first sentence."""
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+def pack_state(row: dict) -> tuple[str, str | None]:
+    """An item's state as the warehouse last saw it, in the pack's four words, and since when (UTC, to the
+    minute): merged, closed without merge (a PR), closed (an issue), open (since it was opened)."""
+    state = item_state(row)
+    if state == "merged":
+        at = row.get("merged_at")
+    elif state == "closed":
+        state, at = ("closed without merge" if row["kind"] == "pr" else "closed"), row.get("closed_at")
+    else:
+        at = row.get("created_at")
+    return state, (at.strftime("%Y-%m-%dT%H:%MZ") if hasattr(at, "strftime") else None)
+
+
+def whole_sentences(text: str, limit: int) -> str:
+    """As many of ``text``'s sentences as fit in ``limit`` characters, each whole ("" when the first does not)."""
+    out = ""
+    for sentence in _SENTENCE_END.split(" ".join((text or "").split())):
+        if len(out) + len(sentence) + 1 > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    return out
+
+
+def reviews(data: DayData, number: int) -> list[dict]:
+    """The window's approvals and change requests (each reviewer's latest verdict, as 🛠️ prints them), and
+    whether GitHub says the reviewer maintains the repository (author_association OWNER, MEMBER or COLLABORATOR)."""
+    verdicts = review_verdicts(data, number)
+    maintainers = {c["author_login"] for c in data.comments.get(number, []) if is_maintainer(c)}
+    return sorted(({"reviewer": author_name(login), "verdict": word, "maintainer": login in maintainers}
+                   for state, word in (("APPROVED", "approved"), ("CHANGES_REQUESTED", "changes requested"))
+                   for login in verdicts[state]), key=lambda r: r["reviewer"])
+
+
+def thread(data: DayData, row: dict) -> dict | None:
+    """A digest of an item's comments in the window (None without any): who spoke and as what, the excerpts
+    with the maintainers' first, and the last word before the item was merged or closed in the window."""
+    digest = thread_digest(data, row)
+    if not digest.participants:
+        return None
+    author = row.get("author_login")
+    roles = {p: "author" if p == author else "maintainer" if p in digest.maintainers else "community"
+             for p in digest.participants}
+    rank = {"maintainer": 0, "author": 1, "community": 2}
+    out: dict = {
+        "participants": [{"login": author_name(p), "role": roles[p]} for p in sorted(digest.participants,
+                                                                                     key=lambda p: (rank[roles[p]], p))],
+        "excerpts": [{"author": e.login, "side": e.side, "text": e.text}
+                     for e in sorted(digest.excerpts, key=lambda e: rank[e.side])],
+    }
+    ended = row.get("merged_at") or row.get("closed_at")
+    before = [c for c in data.comments.get(row["number"], [])
+              if ended and c.get("created_at") and c["created_at"] <= ended and c["author_login"]
+              and not c["author_is_bot"] and (c.get("body") or "").strip()]
+    if before:
+        last = before[-1]
+        out["last_word_before_" + ("merge" if row.get("merged_at") else "close")] = {
+            "author": author_name(last["author_login"]), "maintainer": is_maintainer(last),
+            "text": excerpt(last["body"])}
+    return out
+
+
+def substance(row: dict, data: DayData) -> dict:
+    """What an item's own description and thread say, beyond its title and gist (see the module docstring);
+    only what the warehouse holds: a key the source gives nothing for is left out."""
+    out: dict = {}
+    gist = plain_inline(row.get("what"), WHAT_CHARS)
+    purpose = whole_sentences(plain_inline(" ".join((row.get("purpose") or "").splitlines()), 4 * PURPOSE_CHARS),
+                              PURPOSE_CHARS)
+    if purpose and purpose != gist:
+        out["purpose"] = purpose
+    for key, limit in (("changes", CHANGE_CHARS), ("claims", CLAIM_CHARS)):
+        lines = [t for t in (plain_inline(x, limit + 2) for x in row.get(key) or []) if t]
+        if lines:
+            out[key] = lines
+    tests = {}
+    plan = whole_sentences(plain_inline(" ".join((row.get("test_plan") or "").splitlines()), 4 * PURPOSE_CHARS),
+                           PURPOSE_CHARS // 2)
+    if plan:
+        tests["plan"] = plan
+    ran = [t for t in (plain_inline(x, CHANGE_CHARS) for x in row.get("test_commands") or []) if t]
+    if ran:
+        tests["ran"] = ran
+    if tests:
+        out["tests"] = tests
+    fixes = []
+    report_day = data.day
+    for f in row.get("fixes_all") or []:
+        if not f.get("number"):
+            continue
+        fixed = {"number": int(f["number"])}
+        if f.get("title"):  # an item the warehouse holds: its title and state as it last saw them
+            fixed["title"] = plain_inline(f["title"], 200)
+            fixed["kind"] = f["kind"]
+            fixed["state"] = pack_state(f)[0]
+            if str(f.get("seen_on")) != report_day:  # seen on an earlier day: its state may have moved since
+                fixed["state_seen_on"] = str(f["seen_on"])
+        fixes.append(fixed)
+    if fixes:
+        out["fixes"] = fixes
+    verdicts = reviews(data, row["number"])
+    if verdicts:
+        out["reviews"] = verdicts
+    return out
+
+
+def _item(row: dict, known: set[int], data: DayData | None = None, **extra) -> dict:
+    """An item as a section discusses it: who, what state, how big, the body's first sentence, and with the
+    day's ``data`` what its description and thread say (``substance``)."""
     out = _brief(row, known)
     out["author"] = author_name(row["author_login"])
-    out["state"] = item_state(row)
     out["comments"] = int(row["comments_total"] or 0)
     if row["kind"] == "pr" and row.get("additions") is not None:
         out["additions"] = int(row["additions"])
@@ -73,8 +196,21 @@ def _item(row: dict, known: set[int], **extra) -> dict:
     gist = plain_inline(row.get("what"), WHAT_CHARS)
     if gist:
         out["gist"] = gist
+    fixed: set[int] = set()
+    if data is not None:
+        out.update(substance(row, data))
+        # an item it closes is a fact when the warehouse holds it (that day, or cited as a real #N)
+        fixed = {f["number"] for f in out.get("fixes", []) if f.get("title") or f["number"] in known}
+        if "comment_excerpts" not in extra and has_comment_threads(data):
+            digest = thread(data, row)
+            if digest:
+                out["thread"] = digest
     out.update(extra)
-    return _with_related(out, f"{out['title']} {gist}", known)
+    out = _with_related(out, f"{out['title']} {gist}", known)
+    related = sorted((set(out.get("related", [])) | fixed) - {out["number"]})
+    if related:
+        out["related"] = related
+    return out
 
 
 def _pack(report: DayReport, **parts) -> dict:
@@ -143,8 +279,8 @@ def focus_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict
         report,
         highlight=focus_area.highlight,
         counts=counts,
-        items=[_item(i, data.known_refs, theme=i["theme_name"][names] or i["theme"], is_vendor_employee=i["vendor"])
-               for i in focus],
+        items=[_item(i, data.known_refs, data, theme=i["theme_name"][names] or i["theme"],
+                     is_vendor_employee=i["vendor"]) for i in focus],
     )
 
 
@@ -173,7 +309,7 @@ def discussions_facts(report: DayReport, data: DayData, focus_area: FocusArea) -
             if digest.latest_maintainer:
                 extra["latest_maintainer_comment"] = {"author": digest.latest_maintainer.login,
                                                       "text": digest.latest_maintainer.text}
-        items.append(_item(i, data.known_refs, score=round(float(i["score"]), 2), **extra))
+        items.append(_item(i, data.known_refs, data, score=round(float(i["score"]), 2), **extra))
     return _pack(report, items=items, notes=None if threads else [NO_THREADS_NOTE])
 
 
@@ -197,14 +333,9 @@ def _topic_list(item: dict, report: DayReport) -> str:
 
 
 def key_changes_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
-    known = data.known_refs
-    items = []
-    for i in data.key_changes:
-        verdicts = review_verdicts(data, i["number"])
-        extra = {key: [author_name(r) for r in verdicts[state]] for state, key in
-                 (("APPROVED", "approved_by"), ("CHANGES_REQUESTED", "changes_requested_by")) if verdicts[state]}
-        items.append(_item(i, known, topics=_topic_list(i, report), status=i["status"],
-                           selection=selection(i), **extra))
+    # each PR's reviews (with whether the reviewer is a maintainer) are in its substance
+    items = [_item(i, data.known_refs, data, topics=_topic_list(i, report), status=i["status"], selection=selection(i))
+             for i in data.key_changes]
     return _pack(report, items=items)
 
 
@@ -227,8 +358,8 @@ def activity_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> d
 
 
 def notable_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict:
-    return _pack(report, items=[_item(i, data.known_refs, topics=_topic_list(i, report), selection=selection(i))
-                                for i in data.notable])
+    return _pack(report, items=[_item(i, data.known_refs, data, topics=_topic_list(i, report),
+                                      selection=selection(i)) for i in data.notable])
 
 
 def _rate(data: DayData) -> dict:
@@ -247,6 +378,35 @@ FACTS = {
 }
 
 
+# what fit_budget leaves out of an item, least telling first: the lowest-ranked item loses all of these before
+# the next one up loses any
+_TRIM_ORDER = ("thread", "tests", "reviews", "changes", "purpose", "claims", "comment_excerpts", "fixes")
+TRIMMED_NOTE = "details of the lowest-ranked items were left out to keep the prompt short"
+
+
+def pack_tokens(facts: dict) -> int:
+    """The tokens a pack costs in its prompt (``prompts.estimate_tokens`` of the JSON the prompt prints)."""
+    return estimate_tokens(json.dumps(facts, ensure_ascii=False, sort_keys=True, indent=1, default=str))
+
+
+def fit_budget(facts: dict, budget: int = PACK_TOKENS) -> dict:
+    """``facts`` within ``budget`` tokens: the details of the last (lowest-ranked) item go first, in
+    ``_TRIM_ORDER``, then the next item's; an item itself, its title and its computed figures always stay, and
+    nothing is cut inside a sentence. A pack within the budget comes back as it was."""
+    if pack_tokens(facts) <= budget or not facts.get("items"):
+        return facts
+    items = [dict(i) for i in facts["items"]]
+    out = {**facts, "items": items, "notes": [*(facts.get("notes") or []), TRIMMED_NOTE]}
+    for item in reversed(items):
+        for key in _TRIM_ORDER:
+            if key in item:
+                del item[key]
+                if pack_tokens(out) <= budget:
+                    return out
+    return out
+
+
 def facts_packs(report: DayReport, focus_area: FocusArea) -> dict[str, dict]:
-    """Each section's pack for one day in one language, from the rows the report was built from."""
-    return {name: build(report, report.data, focus_area) for name, build in FACTS.items()}
+    """Each section's pack for one day in one language, from the rows the report was built from, each within
+    the prompt budget."""
+    return {name: fit_budget(build(report, report.data, focus_area)) for name, build in FACTS.items()}

@@ -19,7 +19,7 @@ from typing import Callable, ContextManager
 
 import duckdb
 
-from vllm_digest.report.narrative.prompts import PROMPT_VERSION, voice
+from vllm_digest.report.narrative.prompts import PROMPT_VERSION, Voice, build_messages, messages_tokens, voice
 
 from vllm_digest.core.config.narrative import NarrativeConfig
 
@@ -39,6 +39,13 @@ def _inputs(report: DayReport, focus: FocusArea) -> dict[str, SectionInput]:
     packs = facts_packs(report, focus)
     # a section without a facts pack (the follow-ups: facts only) keeps its deterministic body
     return {s.id: SectionInput(packs[s.id], s.markdown) for s in report.sections if s.id in packs}
+
+
+def prompt_tokens(spoken: Voice, inputs: dict[str, SectionInput]) -> int:
+    """The estimated tokens of one report's first requests: each section with something to narrate (its pack
+    holds items, counts or metrics, as narrate asks), repairs not counted."""
+    return sum(messages_tokens(build_messages(name, spoken, inp.facts)) for name, inp in inputs.items()
+               if inp.facts.get("items") or inp.facts.get("counts") or inp.facts.get("metrics"))
 
 
 def prefetch_cache(con: duckdb.DuckDBPyConnection, config: NarrativeConfig, days: list[Day], focus: FocusArea) -> BatchedStore:
@@ -63,6 +70,9 @@ class NarrationSummary:
     # "<lang>/<section>" (prefixed by the day in a range run) -> where its body came from
     sources: dict[str, str] = field(default_factory=dict)
     fallbacks: dict[str, dict] = field(default_factory=dict)
+    # each day's first requests (every section with facts, every language), in estimated tokens
+    # (prompts.estimate_tokens), whether asked or served from the cache: what the day's prompts cost a model
+    prompt_tokens: dict[str, int] = field(default_factory=dict)
 
     def metadata(self) -> dict:
         """The report materialization's narrative metadata; nothing here can hold the key."""
@@ -76,6 +86,9 @@ class NarrationSummary:
             "narrative_tokens_out": self.tokens_out,
             "narrative_sections": dict(self.sources),
             "narrative_fallbacks": dict(self.fallbacks),
+            # estimated: ASCII characters / 4 plus one token per other character
+            "narrative_prompt_tokens_per_day": max(self.prompt_tokens.values(), default=0),
+            "narrative_prompt_tokens": sum(self.prompt_tokens.values()),
         }
 
     def log_line(self) -> str:
@@ -104,7 +117,9 @@ def narrate_reports(
         for report in day:
             lang = report.language
             spoken = voice(report.catalog, focus, report.display_name)
-            result = narrate_sections(store, config, spoken, _inputs(report, focus), breaker)
+            inputs = _inputs(report, focus)
+            summary.prompt_tokens[report.day] = summary.prompt_tokens.get(report.day, 0) + prompt_tokens(spoken, inputs)
+            result = narrate_sections(store, config, spoken, inputs, breaker)
             meta = result.metadata
             for key in ("calls", "cache_hits", "tokens_in", "tokens_out"):
                 setattr(summary, key, getattr(summary, key) + meta[key])

@@ -52,6 +52,38 @@ def grounded_reply(section: str, lang: str, facts: dict) -> str:
     return "\n".join(lines)
 
 
+# how a scripted answer attributes a claim to an item's author, as the prompts ask
+CLAIMED = {"zh": "据 #{number} 作者报告：{claim}", "en": "#{number}'s author reports: {claim}"}
+
+
+def claimed_items(facts: dict) -> list[dict]:
+    """The pack's items with a claim a scripted answer can quote whole (one citing no #N of its own)."""
+    return [i for i in facts.get("items") or [] if any("#" not in c for c in i.get("claims") or [])]
+
+
+def claim_reply(section: str, lang: str, facts: dict, moved: bool = False) -> str:
+    """``grounded_reply`` with the first claimed item's claim quoted in its entry, attributed to that item's
+    author; ``moved``: attributed to the next item of the pack instead (a misattribution the validator must
+    refuse)."""
+    text = grounded_reply(section, lang, facts)
+    owners = claimed_items(facts)
+    if not owners:
+        return text
+    owner = owners[0]
+    claim = next(c for c in owner["claims"] if "#" not in c)
+    items = facts["items"][:5]
+    named = owner
+    if moved:
+        named = next(i for i in items if i["number"] != owner["number"])
+    sentence = CLAIMED[lang].format(number=named["number"], claim=claim)
+    # the sentence goes into the claimed item's entry: after its first line (or at the end when it has none)
+    head = f"#{owner['number']}**"
+    lines = text.split("\n")
+    at = next((k for k, line in enumerate(lines) if line.rstrip().endswith(head)), len(lines) - 1)
+    lines.insert(at + 1, f"    *   {sentence}")
+    return "\n".join(lines)
+
+
 class GroundedWriter:
     """An emulator responder: scripted replies per (section, language) first, then grounded ones."""
 

@@ -14,6 +14,13 @@ whose underscores a report must keep); about one PR in twelve leaves the templat
 unfilled, which is no description at all. ``purposes.json`` beside the sample maps each PR number to
 its Purpose sentence (null when unfilled), so a check can look for it under the item in a report.
 
+With ``--rich`` a described PR also gets what real descriptions hold beyond the template: a Changes (or
+Modifications) list, a benchmark table in its Test Result with the sentence that says what the figures
+mean, and a benchmark log in a fence that itself quotes a fence. ``substance.json`` then maps each such PR
+to what its body holds (its changes, the claim sentence, the table rows), so a check can look for each in a
+facts pack. The rich parts come from a second ``random.Random`` per item, so the plain bodies' bytes do not
+depend on the flag.
+
 Everything comes from one ``random.Random`` per item, seeded by (seed, number): the same seed gives
 the same bytes, and an item's body does not depend on which other items the folder holds.
 """
@@ -124,11 +131,13 @@ def purpose_sentence(number: int, title: str, rng: random.Random) -> str:
             f"{rng.choice(REASONS)} (change note {number}).")
 
 
-def pr_body(number: int, title: str, issue_numbers: list[int], rng: random.Random) -> tuple[str, str | None]:
-    """A PR body in vLLM's template and its Purpose sentence (None when the placeholder is left unfilled)."""
+def pr_body(number: int, title: str, issue_numbers: list[int], rng: random.Random,
+            rich: random.Random | None = None) -> tuple[str, str | None, dict | None]:
+    """A PR body in vLLM's template, its Purpose sentence (None when the placeholder is left unfilled) and, with
+    ``rich`` (the item's second generator), what its rich parts hold (``rich_parts``)."""
     if rng.random() < 1 / 12:
         return (f"<!-- markdownlint-disable -->\n{PR_PLACEHOLDER}\n\n## Purpose\n\n## Test Plan\n\n"
-                f"## Test Result\n\n{PR_CHECKLIST}"), None
+                f"## Test Result\n\n{PR_CHECKLIST}"), None, None
     purpose = purpose_sentence(number, title, rng)
     more = " It keeps the existing behaviour for other callers." if rng.random() < 0.5 else ""
     fixes = f"\n\nFIX #{rng.choice(issue_numbers)}" if issue_numbers and rng.random() < 0.3 else ""
@@ -140,8 +149,49 @@ def pr_body(number: int, title: str, issue_numbers: list[int], rng: random.Rando
                 ("## Test Result", result + passing)]
     if rng.random() < 0.15:  # some authors reorder the sections
         sections = [sections[0], sections[2], sections[1]]
-    body = "<!-- markdownlint-disable -->\n\n" + "\n\n".join(f"{h}\n\n{t}" for h, t in sections)
-    return body + "\n\n" + PR_CHECKLIST, purpose
+    truth = None
+    if rich is not None:
+        changes_md, result_md, truth = rich_parts(number, rich)
+        truth["fixes"] = [int(fixes.split("#")[1])] if fixes else []
+        truth["result"] = result
+        sections = [(h, f"{t}\n\n{result_md}" if h == "## Test Result" else t) for h, t in sections]
+        sections.insert(1, ("", changes_md))
+    body = "<!-- markdownlint-disable -->\n\n" + "\n\n".join(f"{h}\n\n{t}" if h else t for h, t in sections)
+    return body + "\n\n" + PR_CHECKLIST, purpose, truth
+
+
+CHANGE_LINES = ["Move the `{ident}` bookkeeping out of the scheduler's hot loop",
+                "Add a fast path for requests that need no `{ident}` update",
+                "Keep the old code path behind a flag for one release",
+                "Cover the new path in the unit tests",
+                "Document the new default in the configuration guide",
+                "Drop a copy of `{ident}` per step",
+                "Log the chosen path once at startup"]
+CONFIGS = ["TP=1, batch 8", "TP=2, batch 32", "TP=4, batch 64", "TP=8, batch 128"]
+
+
+def rich_parts(number: int, rng: random.Random) -> tuple[str, str, dict]:
+    """What a described PR's body holds beyond the template (``--rich``): a Changes section, and a Test Result
+    with a claim sentence, a benchmark table and a fenced log; with what a parser should find in them."""
+    ident = rng.choice(IDENTIFIERS)
+    changes = [line.format(ident=ident) for line in rng.sample(CHANGE_LINES, rng.randint(2, 7))]
+    heading = rng.choice(["## Changes", "## Modifications", "### Changes"])
+    rows, low, high = [], 99, 0
+    for config in rng.sample(CONFIGS, rng.randint(2, 3)):
+        before = rng.randrange(900, 3000)
+        gain = rng.randint(1, 12)
+        low, high = min(low, gain), max(high, gain)
+        rows.append((config, f"{before} tok/s", f"{before * (100 + gain) // 100} tok/s", f"+{gain}%"))
+    claim = f"Throughput improves by +{low}% to {high}%, depending on the configuration."
+    table = "| config | before | after | change |\n|---|---:|---:|---:|\n" + "\n".join(
+        "| " + " | ".join(r) + " |" for r in rows)
+    # a benchmark log that quotes a fence of its own: its inner ``` lines do not close the outer ````
+    log = (f"````text\n$ vllm bench serve --num-prompts 200\n```\n(config as above)\n```\n"
+           f"Mean TTFT (ms): {rng.randrange(100, 300)}.{rng.randrange(10)}\n## not a heading\n````")
+    changes_md = heading + "\n\n" + "\n".join(f"- {c}" for c in changes)
+    result_md = f"{claim}\n\n{table}\n\n{log}"
+    truth = {"changes": changes, "claim": claim, "rows": [list(r) for r in rows], "heading": heading}
+    return changes_md, result_md, truth
 
 
 def issue_body(title: str, rng: random.Random) -> str:
@@ -168,9 +218,10 @@ def _read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def write(out_root: Path, sample_root: Path = EMBEDDED_SAMPLE, seed: int = SEED) -> dict[int, str | None]:
-    """Write ``out_root/vllm-project__vllm/`` (the sample with template bodies) and its purposes.json;
-    returns the PR number -> Purpose sentence map."""
+def write(out_root: Path, sample_root: Path = EMBEDDED_SAMPLE, seed: int = SEED,
+          rich: bool = False) -> dict[int, str | None]:
+    """Write ``out_root/vllm-project__vllm/`` (the sample with template bodies) and its purposes.json (with
+    ``rich``, substance.json too); returns the PR number -> Purpose sentence map."""
     src, dst = sample_root / REPO_DIR, out_root / REPO_DIR
     if not (src / "issues.jsonl.gz").is_file():
         raise SystemExit(f"no sample at {src}: expected issues.jsonl.gz there")
@@ -181,10 +232,15 @@ def write(out_root: Path, sample_root: Path = EMBEDDED_SAMPLE, seed: int = SEED)
     items = _read_jsonl(src / "issues.jsonl.gz")
     issue_numbers = sorted(i["number"] for i in items if "pull_request" not in i)
     purposes: dict[int, str | None] = {}
+    substance: dict[int, dict] = {}
     for item in items:
         rng = random.Random(seed * 1_000_003 + item["number"])
         if "pull_request" in item:
-            item["body"], purposes[item["number"]] = pr_body(item["number"], item["title"], issue_numbers, rng)
+            second = random.Random(seed * 1_000_033 + item["number"]) if rich else None
+            item["body"], purposes[item["number"]], truth = pr_body(item["number"], item["title"], issue_numbers,
+                                                                    rng, second)
+            if truth is not None:
+                substance[item["number"]] = truth
         else:
             item["body"] = issue_body(item["title"], rng)
     tmp = dst / "issues.jsonl.gz.tmp"
@@ -195,6 +251,10 @@ def write(out_root: Path, sample_root: Path = EMBEDDED_SAMPLE, seed: int = SEED)
     (out_root / "purposes.json").write_text(
         json.dumps({str(k): v for k, v in sorted(purposes.items())}, ensure_ascii=False, indent=0) + "\n",
         encoding="utf-8")
+    if rich:
+        (out_root / "substance.json").write_text(
+            json.dumps({str(k): v for k, v in sorted(substance.items())}, ensure_ascii=False, indent=0) + "\n",
+            encoding="utf-8")
     return purposes
 
 
@@ -203,8 +263,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out_root", type=Path, help="folder to write (it gets vllm-project__vllm/ and purposes.json)")
     p.add_argument("--sample-dir", type=Path, default=EMBEDDED_SAMPLE, help="the sample root to copy")
     p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--rich", action="store_true", help="add Changes lists, benchmark tables and fenced logs")
     a = p.parse_args(argv)
-    purposes = write(a.out_root, a.sample_dir, a.seed)
+    purposes = write(a.out_root, a.sample_dir, a.seed, a.rich)
     filled = sum(v is not None for v in purposes.values())
     print(f"wrote {a.out_root / REPO_DIR}: {len(purposes)} PRs ({filled} with a Purpose, "
           f"{len(purposes) - filled} with the placeholder unfilled)", file=sys.stderr)

@@ -13,6 +13,8 @@ comments. ``parse_body`` keeps what the author wrote and drops what the template
   that says what the item does ("" when the author wrote nothing, never the placeholder);
 - ``test_plan``, ``test_result`` and ``figures`` (numbers with their units, from the results);
 - ``references``: the items a ``FIX #N`` / ``Closes #N`` / ``Resolves <issue URL>`` names;
+- ``changes``, ``claims``, ``test_commands``: its Changes list, each figure it reports in the sentence or table
+  row that gives it its meaning, and what its Test Plan ran (``warehouse/substance.py``);
 - ``text``: the author's meaningful text for topic matching: prose of every kept section, never an
   environment dump, a checklist, a comment or a template line.
 
@@ -42,6 +44,7 @@ from vllm_digest.core.text.markup import (
     sub_fenced,
     sub_markup,
 )
+from vllm_digest.warehouse.substance import changes_of, claims_of, commands_of
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,9 @@ class BodyParts:
     references: tuple[int, ...] = ()
     text: str = ""
     sections: tuple[str, ...] = field(default=())  # the kinds of section found, in body order
+    changes: tuple[str, ...] = ()
+    claims: tuple[str, ...] = ()
+    test_commands: tuple[str, ...] = ()
 
     @property
     def has_description(self) -> bool:
@@ -106,7 +112,9 @@ _KINDS = (
                 r"describe the bug|the feature motivation and pitch|motivation|the doc issue|"
                 r"proposal to improve performance|report of performance regression|"
                 r"misc discussion on performance|how would you like to use vllm|describe the failing test|"
-                r"your question|anything you want to discuss about vllm|changes|what changed"),
+                r"your question|anything you want to discuss about vllm"),
+    ("changes", r"changes|what changed|modifications|changes made|key changes|main changes|summary of changes|"
+                r"list of changes|code changes"),
     ("proposal", r"proposed change|suggest a potential alternative fix|alternatives|proposal"),
     ("test_plan", r"test plan|testing|how was this tested|tests"),
     ("test_result", r"test results?|results?|benchmarks?|benchmark results?|performance results?"),
@@ -312,15 +320,19 @@ def _ascii_letter(ch: str) -> bool:
 
 def _sections(body: str) -> list[_Section]:
     sections = [_Section(None, [])]
-    in_fence = False
+    fence = ""  # the open code block's fence: only a run of its character at least as long closes it
     for raw in body.splitlines():
         # every match of the line patterns starts, after spaces and tabs, with its own characters (a fence's `/~,
         # a heading's #, bold's */_, a label's letter or */_): the first other character rules each out without
         # a scan (lstrip returns the line itself when it starts with neither)
         head = raw.lstrip(" \t")[:1]
         if head in _FENCE_HEADS and _FENCE_LINE.match(raw):
-            in_fence = not in_fence
-        if not in_fence:
+            run = raw.strip(" \t")
+            if not fence:
+                fence = run[:len(run) - len(run.lstrip(head))]
+            elif run.startswith(fence) and not run.strip(fence[0]):
+                fence = ""
+        if not fence:
             m = (_HEADING.match(raw) if head == "#" else
                  _BOLD_HEADING.match(raw) if head in _BOLD_HEADS else None)
             if m:
@@ -391,14 +403,19 @@ def parse_body(body: str | None) -> BodyParts:
             by_kind.setdefault("other", []).extend(lines)
         if s.kind not in ("test_plan", "test_result"):
             kept.extend(lines)
-    purpose_lines = [line for k in _PURPOSE_ORDER for line in by_kind.get(k, [])]
-    what = first_sentence(by_kind.get("purpose", [])) or first_sentence(by_kind.get("proposal", []))
+    # a Changes list is its own part; it stands for the purpose only when the author wrote no other
+    purpose_lines = [line for k in _PURPOSE_ORDER for line in by_kind.get(k, [])] or by_kind.get("changes", [])
+    what = (first_sentence(by_kind.get("purpose", [])) or first_sentence(by_kind.get("proposal", []))
+            or first_sentence(by_kind.get("changes", [])))
     if not what:
         # no Purpose written: the author's own prose before or outside the template's sections
         what = first_sentence(by_kind.get("other", []))
         purpose_lines = purpose_lines or by_kind.get("other", [])
     result = "\n".join(by_kind.get("test_result", []))
     raw_result = "\n".join(s_line for s in sections if s.kind == "test_result" for s_line in s.lines)
+    raw_plan = [s_line for s in sections if s.kind == "test_plan" for s_line in s.lines]
+    claim_source = [line for k in ("purpose", "proposal", "changes") for line in by_kind.get(k, [])] or \
+        by_kind.get("other", [])
     return BodyParts(
         purpose=_clip("\n".join(purpose_lines), SECTION_CHARS),
         what=what,
@@ -409,4 +426,11 @@ def parse_body(body: str | None) -> BodyParts:
         references=references,
         text=_clip("\n".join(kept), TEXT_CHARS),
         sections=tuple(s.kind or "other" for s in sections if s.lines and any(x.strip() for x in s.lines)),
+        changes=changes_of(by_kind.get("changes", []), cut_sentence),
+        claims=claims_of(raw_result.splitlines(), claim_source, _plain_lines, _FIGURE, cut_sentence),
+        test_commands=commands_of(raw_plan),
     )
+
+
+def _plain_lines(lines: list[str]) -> list[str]:
+    return _prose_lines("\n".join(lines))

@@ -80,6 +80,9 @@ def land_item_texts(con: duckdb.DuckDBPyConnection, model: str, params: dict) ->
         "references": [list(p.references) for p in parsed],
         "texts": [p.text for p in parsed],
         "sections": [list(p.sections) for p in parsed],
+        "changes": [list(p.changes) for p in parsed],
+        "claims": [list(p.claims) for p in parsed],
+        "test_commands": [list(p.test_commands) for p in parsed],
     }
     temp = read_sql("run_parsed_bodies")
     con.execute(temp, bind(temp, lists))

@@ -42,7 +42,8 @@ DECLARED: dict[str, dict[str, list[Dep]]] = {
     "core_item_texts": {
         # parsed from the body by warehouse/bodies.py
         **{c: _on("core_items", "body") for c in ("has_description", "what", "purpose", "test_plan", "test_result",
-                                                   "result_figures", "referenced_items", "meaningful_text", "sections")},
+                                                   "result_figures", "referenced_items", "meaningful_text", "sections",
+                                                   "changes", "claims", "test_commands")},
     },
     "core_events": {
         "event_key": _on("core_items", "number") + _on("stg_issue_events", "event_id") + _on("core_comments", "comment_key"),

@@ -130,9 +130,10 @@ class WarehouseResource(dg.ConfigurableResource):
                 # an older warehouse is brought up to the declared schema (migrate.py says in which order)
                 for name in apply_migrations(con, self.path):
                     _say(f"warehouse {self.path!r}: applied migration {name}")
+                # the columns first: a schema file's view may read a column an older table lacks
+                add_missing_columns(con)
                 for ddl in schema_statements():
                     con.execute(ddl)
-                add_missing_columns(con)
         except BaseException:
             con.close()
             raise

@@ -18,6 +18,21 @@ SECTION_CHARS = 4000
 TEXT_CHARS = 8000
 # the figures (numbers with units) kept from a PR's test results
 MAX_FIGURES = 12
+# a PR's Changes list as the facts pack quotes it: its first items, each whole up to this length
+MAX_CHANGES = 5
+CHANGE_CHARS = 200
+# the author's claims: each figure with the sentence or table row that gives it its meaning
+MAX_CLAIMS = 6
+CLAIM_CHARS = 240
+# what a Test Plan ran: the first lines of its code blocks
+MAX_COMMANDS = 2
+
+# --- the narrative's facts packs (report/facts.py)
+# an item's purpose: whole sentences up to about this many characters
+PURPOSE_CHARS = 600
+# one section's pack, in estimated tokens (report/narrative/prompts.py: estimate_tokens): past it the
+# lowest-ranked items' details are left out first. The prompt's instructions add ~300-500 tokens to it
+PACK_TOKENS = 4000
 
 # --- the report
 # a section's lead, closing line and "why" paragraph

@@ -45,15 +45,19 @@ IMAGE = re.compile(r"!\[[^\]]*(?:\]\([^)]*\)|(?P<keep>\](?!\()|[\s\S]*))")
 LINK = re.compile(r"\[([^\]]*)(?:\]\([^)]*\)|(?P<keep>\](?!\()|[\s\S]*))")
 INLINE_CODE = re.compile(r"`([^`]*)`")
 
-# ---- a body's fenced code block: from a line opening it to a line closing it (same marker) or the text's end
-FENCED_BLOCK = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.S | re.M)
+# ---- a body's fenced code block: from a line opening it to a line closing it or the text's end. As in
+# CommonMark, only a run of the opening's character at least as long closes it: a benchmark log in ```` that
+# quotes a ``` block of its own stays one block
+FENCED_BLOCK = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1(?:(?<=`)`*|(?<=~)~*)[ \t]*$|\Z)",
+                          re.S | re.M)
 
 
 def sub_fenced(text: str, repl: Callable[[str], str]) -> str:
     """``FENCED_BLOCK.sub(lambda m: repl(m.group(0)), text)``, found line by line.
 
     The same blocks: a line opening with blanks then a fence, followed by a line break, runs to the first later
-    line that is blanks, the same fence and blanks (that line's break left), or else to the text's end. The
+    line that is blanks, a fence of the same character at least as long and blanks (that line's break left), or
+    else to the text's end. The
     pattern's lazy ``.*?`` tried the closing line at every character of every block: ~1.5 s a year of bodies."""
     lines = text.split("\n")
     out: list[str] = []
@@ -61,11 +65,14 @@ def sub_fenced(text: str, repl: Callable[[str], str]) -> str:
     i, n = 0, len(lines)
     while i < n:
         line = lines[i]
-        fence = line.lstrip(" \t")[:3]
-        if (fence == "```" or fence == "~~~") and i + 1 < n:
+        head = line.lstrip(" \t")
+        char = head[:1]
+        fence = head[:len(head) - len(head.lstrip(char))] if char in ("`", "~") else ""
+        if len(fence) >= 3 and i + 1 < n:
             j, at, end = i + 1, start + len(line) + 1, len(text)
             while j < n:
-                if lines[j].strip(" \t") == fence:
+                close = lines[j].strip(" \t")
+                if len(close) >= len(fence) and close.startswith(fence) and not close.strip(char):
                     end = at + len(lines[j])
                     break
                 at += len(lines[j]) + 1

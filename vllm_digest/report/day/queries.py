@@ -58,7 +58,8 @@ NAMED_QUERIES: dict[str, tuple[tuple[str, Callable[[list[dict]], set[int]]], ...
     "items": (("focus", _numbers), ("hotness", _numbers), ("topic_members", _thread_numbers),
               ("hot_stories", _shown_numbers),
               ("key_changes", _numbers), ("notable", _numbers)),
-    "comments": (("hotness", _numbers), ("key_changes", _numbers)),
+    # the focus and notable items' too: the narrative's facts give every featured item its reviews and thread
+    "comments": (("hotness", _numbers), ("key_changes", _numbers), ("focus", _numbers), ("notable", _numbers)),
 }
 # history queries: every day of the batch's HISTORY_DAYS-day windows, sliced per day in Python
 HISTORY_QUERIES = ("topic_history", "count_history")

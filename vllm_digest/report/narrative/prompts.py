@@ -17,8 +17,21 @@ from vllm_digest.core.taxonomy.loader import FocusArea
 from vllm_digest.core.vocabulary import SECTION_IDS
 # Bump whenever a prompt's wording or a facts pack's shape changes: it is part of the cache key, so old
 # responses are not reused for a prompt they were not written for. v3: the focus area's names, themes and
-# vendor come from the taxonomy, and the packs' vendor keys are vendor-neutral.
-PROMPT_VERSION = "narrative-v3"
+# vendor come from the taxonomy, and the packs' vendor keys are vendor-neutral. v4: each discussed item
+# carries its substance (state and time, purpose, changes, claims, tests, fixes, reviews, thread), and a
+# claim may be repeated only as its item's author's.
+PROMPT_VERSION = "narrative-v4"
+
+
+def estimate_tokens(text: str) -> int:
+    """A stated approximation of what a text costs a model: an ASCII character is a quarter of a token (the
+    usual English BPE rate), any other character (CJK, emoji) a whole one. No tokenizer is a dependency."""
+    ascii_chars = sum(1 for c in text if c < "\x80")
+    return -(-ascii_chars // 4) + (len(text) - ascii_chars)
+
+
+def messages_tokens(messages: list[dict]) -> int:
+    return sum(estimate_tokens(m["content"]) for m in messages)
 
 
 @dataclass(frozen=True)
@@ -44,7 +57,8 @@ def voice(catalog: Catalog, focus: FocusArea, project: str) -> Voice:
     }
     return Voice(
         catalog=catalog,
-        system=catalog("prompt.system", project=project),
+        # the rule for an item's own claims follows the rules it is the one exception to
+        system=f"{catalog('prompt.system', project=project)} {catalog('prompt.claims')}",
         shapes={s: catalog(f"prompt.shape.{s}", **focus_words) for s in SECTION_IDS},
     )
 

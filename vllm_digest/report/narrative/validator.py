@@ -16,6 +16,14 @@ quoted whole, set off as a quote (after ``: ``, ``**`` or a quote mark, up to
 line, as the prompts ask (``**PR #N: title**``): that is a quote, attributed to
 its item, not a claim.
 
+An item's ``claims`` (the figures its author reports, each in the sentence or table
+row that gives it its meaning) are its author's words, not our findings: a figure
+from them may be written in a sentence that names that item's ``#N`` and an
+attribution word of the language (``prompt.attribution``: "#38007's author reports
++1% to 8%", "据 #38007 作者报告…"). The same figure in a sentence without both, or
+attributed to another item, is a violation that names the item it belongs to. The
+pack's keys are words the text may use (p90, median), never figures.
+
 The language's rules (the markers a section's shape requires, the script an answer is written in)
 come from its message catalog (``[prompt]``).
 """
@@ -75,7 +83,7 @@ def validate(text: str, section: str, catalog: Catalog, facts: dict) -> list[str
         if ref not in items:
             violations.append(f"#{ref} is not an item of this section")
 
-    violations.extend(_number_violations(claims, facts, items))
+    violations.extend(_number_violations(claims, facts, items, catalog))
     violations.extend(_language_violations(claims, catalog))
     violations.extend(_structure_violations(text, section, catalog))
     return violations
@@ -170,6 +178,7 @@ def _fact_values(facts) -> tuple[set[float], str]:
             texts.append(node)
         elif isinstance(node, dict):
             for key, value in node.items():
+                texts.append(str(key))  # a key is a word the text may use (p90, median), never a figure
                 walk(value)
         elif isinstance(node, (list, tuple)):
             for value in node:
@@ -181,26 +190,80 @@ def _fact_values(facts) -> tuple[set[float], str]:
     return values, "\n".join(texts).lower()
 
 
-def _number_violations(text: str, facts: dict, items: set[int]) -> list[str]:
+def _number_violations(text: str, facts: dict, items: set[int], catalog: Catalog) -> list[str]:
     values, fact_text = _fact_values(facts)
     values.update(float(n) for n in items)
-    body = _ORDINAL.sub(lambda m: m.group(1) + m.group(3), text)
-    body = _ITEM_REF.sub(" ", body)  # item references are checked against items on their own
-    body = _THOUSANDS.sub("", body)
+    owners = _claim_values(facts)
+    markers = _attribution_markers(catalog)
     out: list[str] = []
     seen: set[str] = set()
-    for match in _TOKEN.finditer(body):
-        token = match.group(0)
-        if not any(c.isdigit() for c in token) or token in seen:
-            continue
-        seen.add(token)
-        numeric = _NUMERIC.match(token)
-        if numeric:
-            if not _number_grounded(numeric, values):
-                out.append(f"number {token} does not appear in the facts")
-        elif token.rstrip("%").lower() not in fact_text:
-            out.append(f"identifier {token} does not appear in the facts")
+    for sentence in _SENTENCE.split(_ORDINAL.sub(lambda m: m.group(1) + m.group(3), text)):
+        cited = {int(m.group(1)) for m in _ITEM_REF.finditer(sentence)}
+        body = _ITEM_REF.sub(" ", sentence)  # item references are checked against items on their own
+        body = _THOUSANDS.sub("", body)
+        for match in _TOKEN.finditer(body):
+            token = match.group(0)
+            if not any(c.isdigit() for c in token):
+                continue
+            numeric = _NUMERIC.match(token)
+            if numeric:
+                if _number_grounded(numeric, values):
+                    continue
+                problem = _claim_problem(token, numeric, owners, cited, _attributes(sentence, markers))
+            elif token.rstrip("%").lower() not in fact_text:
+                problem = f"identifier {token} does not appear in the facts"
+            else:
+                continue
+            if problem and problem not in seen:
+                seen.add(problem)
+                out.append(problem)
     return out
+
+
+# a sentence ends at . ! ? followed by a blank, right after 。！？, or at a line's end
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n")
+
+
+def _claim_values(facts: dict) -> dict[int, set[float]]:
+    """Each item's number -> the figures its own ``claims`` state (its author's words, see the module docstring)."""
+    out: dict[int, set[float]] = {}
+    for item in facts.get("items") or []:
+        number, claims = item.get("number"), item.get("claims")
+        if isinstance(number, int) and isinstance(claims, list):
+            said = _THOUSANDS.sub("", " ".join(c for c in claims if isinstance(c, str)))
+            found = {float(m) for m in _FACT_NUMBER.findall(said)}
+            if found:
+                out[number] = found
+    return out
+
+
+def _attribution_markers(catalog: Catalog) -> tuple[str, ...]:
+    key = "prompt.attribution"
+    return tuple(m.lower() for m in catalog.list(key)) if key in catalog.messages else ()
+
+
+def _attributes(sentence: str, markers: tuple[str, ...]) -> bool:
+    """Whether the sentence says its figures are someone's report (an attribution word of the language)."""
+    low = sentence.lower()
+    return any(m in low for m in markers)
+
+
+def _claim_problem(token: str, numeric: re.Match, owners: dict[int, set[float]], cited: set[int],
+                   attributed: bool) -> str | None:
+    """None when ``token`` is a figure an item's author claims and the sentence attributes it to that item;
+    otherwise the violation, naming whose claim it is when it is one."""
+    own = sorted(n for n, figures in owners.items() if _number_grounded(numeric, figures))
+    if not own:
+        return f"number {token} does not appear in the facts"
+    if attributed and cited & set(own):
+        return None
+    whose = " / ".join(f"#{n}" for n in own)
+    others = sorted(cited - set(own))
+    if others:
+        return (f"number {token} is {whose}'s author's claim, not " + " / ".join(f"#{n}" for n in others) + "'s: "
+                f"attribute it to {whose} only")
+    return (f"number {token} is {whose}'s author's claim, stated as a finding: write it in a sentence that names "
+            f"{whose} and says the author reports it")
 
 
 def _number_grounded(numeric: re.Match, values: set[float]) -> bool:

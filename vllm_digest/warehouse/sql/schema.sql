@@ -205,7 +205,11 @@ CREATE TABLE IF NOT EXISTS core_texts (
     result_figures VARCHAR[],           -- numbers with their units from the Test Result (1.36x, 48.2 ms, 812 tok/s)
     referenced_items INTEGER[],         -- the items a closing keyword names (FIX #N, Closes #N, Resolves <URL>)
     meaningful_text VARCHAR,            -- the author's prose, no environment dump, checklist, comment or template line
-    sections VARCHAR[]                  -- the kinds of section found, in body order (purpose, test_plan, other...)
+    sections VARCHAR[],                 -- the kinds of section found, in body order (purpose, test_plan, other...)
+    changes VARCHAR[],                  -- the first items of its Changes / Modifications list, each whole
+    claims VARCHAR[],                   -- each figure of its Test Result or benchmark (then its purpose) in the
+                                        -- sentence or table row that gives it its meaning, the author's words
+    test_commands VARCHAR[]             -- what its Test Plan ran: the first lines of the plan's code blocks
 );
 
 -- core_item_texts: what each item's body says, template text left out (warehouse/bodies.py), one row per
@@ -221,7 +225,10 @@ SELECT r.repo, r.day, r.number, r.kind,
        coalesce(t.result_figures, CAST([] AS VARCHAR[])) AS result_figures,
        coalesce(t.referenced_items, CAST([] AS INTEGER[])) AS referenced_items,
        coalesce(t.meaningful_text, '') AS meaningful_text,
-       coalesce(t.sections, CAST([] AS VARCHAR[])) AS sections
+       coalesce(t.sections, CAST([] AS VARCHAR[])) AS sections,
+       coalesce(t.changes, CAST([] AS VARCHAR[])) AS changes,
+       coalesce(t.claims, CAST([] AS VARCHAR[])) AS claims,
+       coalesce(t.test_commands, CAST([] AS VARCHAR[])) AS test_commands
 FROM core_item_text_refs AS r
 LEFT JOIN core_texts AS t ON t.text_hash = r.text_hash;
 
