@@ -59,6 +59,8 @@ NAMED_QUERIES: dict[str, tuple[tuple[str, Callable[[list[dict]], set[int]]], ...
               ("hot_stories", _shown_numbers),
               ("key_changes", _numbers), ("notable", _numbers)),
     "comments": (("hotness", _numbers), ("key_changes", _numbers)),
+    # the cited items' states, for the narrative's badges (a few per day)
+    "ref_states": (("known_refs", _numbers),),
 }
 # history queries: every day of the batch's HISTORY_DAYS-day windows, sliced per day in Python
 HISTORY_QUERIES = ("topic_history", "count_history")

@@ -17,8 +17,9 @@ from vllm_digest.core.taxonomy.loader import FocusArea
 from vllm_digest.core.vocabulary import SECTION_IDS
 # Bump whenever a prompt's wording or a facts pack's shape changes: it is part of the cache key, so old
 # responses are not reused for a prompt they were not written for. v3: the focus area's names, themes and
-# vendor come from the taxonomy, and the packs' vendor keys are vendor-neutral.
-PROMPT_VERSION = "narrative-v3"
+# vendor come from the taxonomy, and the packs' vendor keys are vendor-neutral. v4: each entry says what it does,
+# then why it matters, claims as their author's; states and employers only as the data gives them.
+PROMPT_VERSION = "narrative-v4"
 
 
 @dataclass(frozen=True)
