@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from vllm_digest.core.i18n import Catalog
+from vllm_digest.report.narrative.states import pack_objects
 
 _REF = re.compile(r"#(\d+)(?!\d)")
 _TOP_ENTRY = re.compile(r"^(?:10|[1-9])[.)]\s", re.M)
@@ -118,46 +119,27 @@ def employers_given(facts) -> _Given:
     """What the pack says of employers: item number -> its author's employers, person (lower-cased) -> theirs."""
     vendor = facts.get("vendor") if isinstance(facts, dict) else None
     given = _Given({}, {})
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            employers = {node[k] for k in _EMPLOYER_KEYS if isinstance(node.get(k), str) and node[k].strip()}
-            if node.get("is_vendor_employee") is True and isinstance(vendor, str) and vendor:
-                employers.add(vendor)
-            if employers:
-                if isinstance(node.get("number"), int):
-                    given.by_item.setdefault(node["number"], set()).update(employers)
-                for key in _PERSON_KEYS:
-                    if isinstance(node.get(key), str) and node[key].strip():
-                        given.by_person.setdefault(node[key].strip().lower(), set()).update(employers)
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, (list, tuple)):
-            for value in node:
-                walk(value)
-
-    walk(facts)
+    for node in pack_objects(facts):
+        employers = {node[k] for k in _EMPLOYER_KEYS if isinstance(node.get(k), str) and node[k].strip()}
+        if node.get("is_vendor_employee") is True and isinstance(vendor, str) and vendor:
+            employers.add(vendor)
+        if not employers:
+            continue
+        if isinstance(node.get("number"), int):
+            given.by_item.setdefault(node["number"], set()).update(employers)
+        for key in _PERSON_KEYS:
+            if isinstance(node.get(key), str) and node[key].strip():
+                given.by_person.setdefault(node[key].strip().lower(), set()).update(employers)
     return given
 
 
 def pack_people(facts) -> list[str]:
     """Every person the pack names (item authors, commenters, reviewers)."""
     out: set[str] = set()
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            for key in _PERSON_KEYS:
-                if isinstance(node.get(key), str) and node[key].strip():
-                    out.add(node[key].strip())
-            for key in ("maintainers", "approved_by", "changes_requested_by"):
-                out.update(v for v in node.get(key) or [] if isinstance(v, str) and v.strip())
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, (list, tuple)):
-            for value in node:
-                walk(value)
-
-    walk(facts)
+    for node in pack_objects(facts):
+        out.update(node[key].strip() for key in _PERSON_KEYS if isinstance(node.get(key), str) and node[key].strip())
+        for key in ("maintainers", "approved_by", "changes_requested_by"):
+            out.update(v for v in node.get(key) or [] if isinstance(v, str) and v.strip())
     return sorted(out)
 
 

@@ -92,23 +92,26 @@ def pack_status(item: dict) -> str | None:
     return None
 
 
+def pack_objects(node):
+    """Every object (dict) a facts pack holds, at any depth, in order: its items, and whatever lists of
+    items, reviews or people a pack nests in them."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from pack_objects(value)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            yield from pack_objects(value)
+
+
 def pack_states(facts) -> dict[int, tuple[str | None, str]]:
     """``number -> (kind, state)`` for every object of the pack that gives an item's number and state (its
     items, and whatever lists of items a pack nests, such as the issues a PR fixes); the first one wins."""
     out: dict[int, tuple[str | None, str]] = {}
-
-    def walk(node) -> None:
-        if isinstance(node, dict):
-            number, status = node.get("number"), pack_status(node)
-            if isinstance(number, int) and not isinstance(number, bool) and status is not None:
-                out.setdefault(number, (node.get("kind"), status))
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, (list, tuple)):
-            for value in node:
-                walk(value)
-
-    walk(facts)
+    for node in pack_objects(facts):
+        number, status = node.get("number"), pack_status(node)
+        if isinstance(number, int) and not isinstance(number, bool) and status is not None:
+            out.setdefault(number, (node.get("kind"), status))
     return out
 
 
