@@ -29,6 +29,7 @@ from vllm_digest.report.day.model import DayReport
 from vllm_digest.report.facts import NO_THREADS_NOTE
 from vllm_digest.report.narrative.narrate import CACHED_REJECTION
 from vllm_digest.report.narrative.prompts import data_fence
+from vllm_digest.report.narrative.states import badge_words, badges, mark, row_statuses
 from vllm_digest.report.narrative.validator import validate
 from vllm_digest.report.render import page_links, render_html, render_markdown
 
@@ -133,6 +134,12 @@ def deterministic_context(settings: Settings) -> dict[str, DayReport]:
     return {report.language: report for report in day}
 
 
+def as_printed(reply: str, report: DayReport) -> str:
+    """A reply as the Markdown prints it: every #N followed by its state from the warehouse."""
+    statuses = row_statuses(report.data.ref_states, report.data.items)
+    return md_block(badges(mark(reply, statuses, report.catalog), badge_words(report.catalog)))
+
+
 def cache_rows(settings: Settings) -> list[tuple]:
     with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
         return con.execute("SELECT section, language FROM narrative_cache ORDER BY 1, 2").fetchall()
@@ -171,10 +178,11 @@ def test_request_shape(good):
 def test_replies_land_under_their_headings(good):
     first = good.runs[0]
     replies = {parse_request(r.body)[:2]: grounded_reply(*parse_request(r.body)) for r in first.requests}
+    plain = deterministic_context(good.settings)
     for lang in ("zh", "en"):
         for section in NARRATED:
             body = section_body(first.files[lang], lang, section)
-            assert body == md_block(replies[(section, lang)]), (lang, section)
+            assert body == as_printed(replies[(section, lang)], plain[lang]), (lang, section)
             assert body.startswith(SIGNATURE[lang])
         # nothing to narrate: 💬 keeps its deterministic line
         det = deterministic_context(good.settings)[lang].section("discussions").markdown
@@ -350,7 +358,7 @@ def test_llm_text_is_inert_in_html_and_markdown(faulty):
     assert '<div class="narrative">' in part
     assert "<code>&lt;tool_call&gt;</code>" in part and "&lt;parameter=x&gt;" in part and "&amp;" in part
     assert "<tool_call>" not in faulty.html and "<parameter" not in faulty.html
-    assert section_body(faulty.text, "zh", "topics") == md_block(ANGLE_BRACKETS)
+    assert section_body(faulty.text, "zh", "topics") == as_printed(ANGLE_BRACKETS, deterministic_context(faulty.settings)["zh"])
     # the sections that fell back print their deterministic doc in HTML too
     assert faulty.html.count('<div class="narrative">') == 2  # summary and topics
     assert '<div class="narrative">' not in html_section(faulty.html, "key_changes")

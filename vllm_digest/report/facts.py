@@ -278,6 +278,8 @@ def focus_facts(report: DayReport, data: DayData, focus_area: FocusArea) -> dict
     return _pack(
         report,
         highlight=focus_area.highlight,
+        # whom is_vendor_employee means: the one employer the pack gives (report/narrative/affiliations.py)
+        vendor=focus_area.vendor,
         counts=counts,
         items=[_item(i, data.known_refs, data, theme=i["theme_name"][names] or i["theme"],
                      is_vendor_employee=i["vendor"]) for i in focus],

@@ -31,6 +31,7 @@ from vllm_digest.report.narrative.blocks import narrative_blocks
 from vllm_digest.report.narrative.cache import BatchedStore, cache_key
 from vllm_digest.report.narrative.narrate import SectionInput, narrate_sections
 from vllm_digest.report.narrative.provider import Breaker
+from vllm_digest.report.narrative.states import badge_words, badges, mark, row_statuses, state_words
 # one day's reports, one per language
 Day = tuple[DayReport, ...]
 
@@ -140,9 +141,16 @@ def narrate_reports(
 
 
 def _choose(report: DayReport, chosen: dict[str, tuple[str, str]]) -> DayReport:
-    """The report with each chosen section's body replaced by its LLM text."""
+    """The report with each chosen section's body replaced by its LLM text, every #N of it followed by the
+    item's state as the warehouse holds it (a badge in HTML, "(merged)" in Markdown): the text never has to
+    say a state for the reader to see it, and a cached text shows the state of the day it is rendered for."""
+    # the day's items (the rows the sections describe) over the items their texts cite
+    statuses = row_statuses(report.data.ref_states, report.data.items)
+    words, badge = state_words(report.catalog), badge_words(report.catalog)
+    marked = {sid: mark(text, statuses, report.catalog) for sid, (text, _) in chosen.items()}
     sections = tuple(
-        dataclasses.replace(s, markdown=md_block(chosen[s.id][0]), narrative=tuple(narrative_blocks(chosen[s.id][0])),
+        dataclasses.replace(s, markdown=md_block(badges(marked[s.id], badge)),
+                            narrative=tuple(narrative_blocks(marked[s.id], words)),
                             body_source=chosen[s.id][1]) if s.id in chosen else s
         for s in report.sections
     )

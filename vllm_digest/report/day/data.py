@@ -45,6 +45,8 @@ class DayData:
     follow_ups: list[dict] = ()
     # 🔥's stories (mart_hot_stories, listed), top story first: name, counts by kind and action, shown items
     stories: list[dict] = ()
+    # number -> kind, state, merged_at of each known_refs item as last seen on or before the day (the narrative's badges)
+    ref_states: dict[int, dict] = field(default_factory=dict)
 
 
 def _with_items(found: list[dict], items: dict[int, dict], **extra) -> list[dict]:
@@ -259,4 +261,5 @@ def gather(repo: str, day: str, found: dict[str, list[dict]]) -> DayData:
         focus_demoted=demoted_counts(found["focus"]),
         follow_ups=[{**r, "first_reported": r["first_reported"].isoformat()} for r in found["follow_ups"]],
         stories=[{**r, "shown": list(r["shown"])} for r in found.get("hot_stories", [])],
+        ref_states={r["number"]: r for r in found.get("ref_states", [])},
     )

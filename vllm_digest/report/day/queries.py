@@ -60,6 +60,8 @@ NAMED_QUERIES: dict[str, tuple[tuple[str, Callable[[list[dict]], set[int]]], ...
               ("key_changes", _numbers), ("notable", _numbers)),
     # the focus and notable items' too: the narrative's facts give every featured item its reviews and thread
     "comments": (("hotness", _numbers), ("key_changes", _numbers), ("focus", _numbers), ("notable", _numbers)),
+    # the cited items' states, for the narrative's badges (a few per day)
+    "ref_states": (("known_refs", _numbers),),
 }
 # history queries: every day of the batch's HISTORY_DAYS-day windows, sliced per day in Python
 HISTORY_QUERIES = ("topic_history", "count_history")

@@ -19,7 +19,8 @@ from vllm_digest.core.vocabulary import SECTION_IDS
 # responses are not reused for a prompt they were not written for. v3: the focus area's names, themes and
 # vendor come from the taxonomy, and the packs' vendor keys are vendor-neutral. v4: each discussed item
 # carries its substance (state and time, purpose, changes, claims, tests, fixes, reviews, thread), and a
-# claim may be repeated only as its item's author's.
+# claim may be repeated only as its item's author's; each entry says what it does, then why it matters; states
+# and employers only as the data gives them.
 PROMPT_VERSION = "narrative-v4"
 
 

@@ -24,8 +24,11 @@ attribution word of the language (``prompt.attribution``: "#38007's author repor
 attributed to another item, is a violation that names the item it belongs to. The
 pack's keys are words the text may use (p90, median), never figures.
 
-The language's rules (the markers a section's shape requires, the script an answer is written in)
-come from its message catalog (``[prompt]``).
+A state word next to a ``#N`` must agree with the item's state in the pack (``states.py``), and a claim of
+whom someone works for must be one the pack gives (``affiliations.py``).
+
+The language's rules (the markers a section's shape requires, the script an answer is written in, the
+words that state a state or an employer) come from its message catalog (``[prompt]``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from __future__ import annotations
 import re
 
 from vllm_digest.core.i18n import Catalog
+from vllm_digest.report.narrative.affiliations import affiliation_violations
+from vllm_digest.report.narrative.states import state_violations
 
 
 _ITEM_REF = re.compile(r"#(\d+)")
@@ -84,6 +89,9 @@ def validate(text: str, section: str, catalog: Catalog, facts: dict) -> list[str
             violations.append(f"#{ref} is not an item of this section")
 
     violations.extend(_number_violations(claims, facts, items, catalog))
+    # what an item is (merged, open...) and whom its author works for come from the data, never the model
+    violations.extend(state_violations(claims, facts, catalog))
+    violations.extend(affiliation_violations(claims, facts, catalog))
     violations.extend(_language_violations(claims, catalog))
     violations.extend(_structure_violations(text, section, catalog))
     return violations
