@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from vllm_digest.core.sqlmodel.transaction import transaction
 from vllm_digest.report.narrative.prompts import PROMPT_VERSION, canonical_json
 
 TABLES = ("narrative_cache", "narrative_rejections")
@@ -135,13 +136,8 @@ class BatchedStore:
         """Write the queued verdicts in one transaction; returns how many."""
         if not self._pending:
             return 0
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             for key, entry in sorted(self._pending.items()):
                 put(con, key, **entry)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         written, self._pending = len(self._pending), {}
         return written
