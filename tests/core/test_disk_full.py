@@ -19,7 +19,7 @@ import duckdb
 import pytest
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.core.sqlmodel.transaction import transaction
 from vllm_digest.definitions import build_definitions
 from vllm_digest.delivery import log
@@ -84,12 +84,12 @@ def test_a_failed_commit_raises_its_own_error_not_the_rollbacks(tmpfs):
 
 
 def test_the_delivery_log_and_the_narrative_cache_report_a_full_disk(tmpfs):
-    warehouse = WarehouseResource(path=str(tmpfs / "store.duckdb"))
-    with warehouse.connect():
+    state = StateResource(path=str(tmpfs / "state.duckdb"))
+    with state.connect():
         pass  # created whole, checkpointed
     fill(tmpfs)
     now = dt.datetime(2026, 3, 23, tzinfo=dt.timezone.utc)
-    with warehouse.connect() as con:
+    with state.connect() as con:
         with pytest.raises(duckdb.Error) as caught:
             log.record(con, None, "o/r", DAY, "webhook:json", "h" * 64, "new", "x" * 2_000_000, log.SENT, now)
         assert_disk_full(str(caught.value))
