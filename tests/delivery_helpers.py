@@ -13,7 +13,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
 from vllm_digest.core.config.settings import Settings
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.delivery.deliver import deliver
 from vllm_digest.testing.net import free_port
 from vllm_digest.testing.pipeline import materialize, settings_at
@@ -38,11 +38,11 @@ def copy_home(template: Path, to: Path, **env: str) -> Settings:
 
 
 def deliver_days(settings: Settings, *days: str):
-    return deliver(settings, settings.repos[0], list(days), WarehouseResource(path=str(settings.warehouse_path)).connect)
+    return deliver(settings, settings.repos[0], list(days), StateResource(path=str(settings.state_path)).connect)
 
 
 def log_rows(settings: Settings) -> list[tuple]:
-    with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
+    with StateResource(path=str(settings.state_path)).connect(read_only=True) as con:
         return con.execute(
             "SELECT CAST(day AS VARCHAR), channel, status, message, attempts, error IS NULL "
             "FROM delivery_log ORDER BY day, channel"

@@ -9,10 +9,13 @@ from collections import Counter
 import duckdb
 
 from vllm_digest.analytics.build import ANALYTICS_MODELS, REF_MODELS
-from vllm_digest.core.sqlmodel.files import schema_files, sql_files
+from vllm_digest.core.sqlmodel.files import STATE, WAREHOUSE, schema_files, sql_files
 from vllm_digest.core.sqlmodel.migrate import MIGRATIONS_TABLE, migration_files
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
-from vllm_digest.core.sqlmodel.schema import column_descriptions, declared_columns, parse_column_descriptions
+from vllm_digest.core.sqlmodel.schema import (
+    column_descriptions, declared_column_definitions, declared_columns, parse_column_descriptions, store_tables,
+)
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS
 
 _ADD_COLUMN = re.compile(r"ALTER\s+TABLE\s+(?:IF\s+EXISTS\s+)?(\w+)\s+ADD\s+(?:COLUMN\s+)?(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
@@ -59,7 +62,19 @@ def test_a_new_warehouse_has_had_every_migration_and_the_declared_columns(tmp_pa
         recorded = sorted(n for (n,) in con.execute(f"SELECT name FROM {MIGRATIONS_TABLE}").fetchall())
         shapes = {t: _columns(con, t) for t in declared_columns()}
     assert recorded == [p.name for p in migration_files()]
-    assert shapes == {t: [c for c, _ in cols] for t, cols in declared_columns().items()}
+    ours = set(store_tables(WAREHOUSE)) | {v for v in declared_columns() if v not in declared_column_definitions()}
+    assert shapes == {t: [c for c, _ in cols] if t in ours else [] for t, cols in declared_columns().items()}
+
+
+def test_each_schema_file_names_its_store_and_the_state_store_holds_only_its_tables(tmp_path):
+    """The delivery log and the narrative cache live in the state store, every other table in the warehouse."""
+    assert set(store_tables(STATE)) == {"delivery_log", "narrative_cache", "narrative_rejections"}
+    assert not set(store_tables(STATE)) & set(store_tables(WAREHOUSE))
+    with StateResource(path=str(tmp_path / "state.duckdb")).connect() as con:
+        tables = {t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        shapes = {t: _columns(con, t) for t in store_tables(STATE)}
+    assert tables == set(store_tables(STATE))
+    assert shapes == {t: [c for c, _ in declared_columns()[t]] for t in store_tables(STATE)}
 
 
 def test_an_older_warehouse_is_migrated_once_and_gains_the_declared_columns(tmp_path):

@@ -18,6 +18,7 @@ import dagster as dg
 import pytest
 
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.report.narrative.cache import TABLES as NARRATIVE_TABLES
 from vllm_digest.testing.narrative_replies import GroundedWriter
 from vllm_digest.testing.openai_emulator import OpenAIEmulator
@@ -139,7 +140,7 @@ def test_a_run_waiting_for_the_warehouse_names_the_holder_and_stops_on_sigterm(t
 
 def _narrative_rows(home: Path) -> dict[str, list[tuple]]:
     """Each verdict table's rows without ``created_at``, the time each verdict was stored."""
-    with WarehouseResource(path=str(home / "warehouse.duckdb")).connect(read_only=True) as con:
+    with StateResource(path=str(home / "state.duckdb")).connect(read_only=True) as con:
         return {
             table: con.execute(f"SELECT * EXCLUDE (created_at) FROM {table} ORDER BY key").fetchall()
             for table in NARRATIVE_TABLES
@@ -260,6 +261,7 @@ import sys
 sys.path[:0] = [{root!r}]
 from vllm_digest.core.sqlmodel.lock import WarehouseBusy
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 try:
     with WarehouseResource(path=sys.argv[1], lock_wait_seconds=float(sys.argv[3])).connect(read_only=sys.argv[2] == "read"):
         print("opened")

@@ -16,7 +16,7 @@ from tests.delivery_helpers import (
     self_signed_cert,
 )
 from tests.storage_scan import files_holding
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.definitions import build_definitions
 from vllm_digest.delivery.deliver import deadline, overdue
 from vllm_digest.delivery.log import read_log
@@ -119,7 +119,7 @@ def test_overdue_only_after_the_deadline(rendered, tmp_path):
     due = deadline(settings, DAY)
     # 11:39 (UTC+8) window end + 10 min lag + 60 min grace
     assert due == dt.datetime(2026, 3, 23, 12, 49, tzinfo=dt.timezone(dt.timedelta(hours=8)))
-    with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
+    with StateResource(path=str(settings.state_path)).connect() as con:
         rows = read_log(con, "vllm-project/vllm")
     # rendered, never sent: owed once the daily schedule covers it, overdue once past its deadline
     before = overdue(settings, settings.repos[0], rows, due - dt.timedelta(minutes=1))
@@ -127,7 +127,7 @@ def test_overdue_only_after_the_deadline(rendered, tmp_path):
     assert (before.overdue, before.pending) == ([], [f"{DAY} webhook:json: rendered but never sent"])
     assert (after.overdue, after.pending) == ([f"{DAY} webhook:json: rendered but never sent"], [])
     deliver_days(settings, DAY)  # fails: nothing listens on port 9
-    with WarehouseResource(path=str(settings.warehouse_path)).connect() as con:
+    with StateResource(path=str(settings.state_path)).connect() as con:
         rows = read_log(con, "vllm-project/vllm")
     late = overdue(settings, settings.repos[0], rows, due + dt.timedelta(days=30))
     assert len(late.overdue) == 1 and late.overdue[0].startswith(f"{DAY} webhook:json: new message failed 1x: ")

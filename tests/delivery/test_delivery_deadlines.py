@@ -25,7 +25,7 @@ from vllm_digest.testing.slow_servers import (LATE, TRICKLE, DeafTcpServer, Scri
 from vllm_digest.core.config.narrative import NarrativeConfig
 from vllm_digest.core.config.settings import load_settings
 from vllm_digest.core.config.values import SettingsError
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.core.taxonomy.loader import DEFAULT_TAXONOMY, TaxonomyError, load_taxonomy
 from vllm_digest.delivery import webhook
 from vllm_digest.delivery.deliver import overdue
@@ -72,7 +72,7 @@ def finishes(work):
 
 
 def rows_of(settings) -> dict:
-    with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
+    with StateResource(path=str(settings.state_path)).connect(read_only=True) as con:
         return read_log(con, settings.repos[0].full_name)
 
 

@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from vllm_digest.core.config.narrative import NarrativeConfig, NarrativeConfigError
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.report.narrative.narrate import SectionInput, narrate_sections
 from vllm_digest.report.narrative.prompts import PROMPT_VERSION, build_messages, data_fence
 from vllm_digest.report.narrative.provider import Breaker
@@ -57,7 +57,7 @@ DISC_DET = "1. **#36155** [RFC]: dLLM support via plugin (7 comments)"
 
 @pytest.fixture
 def con(tmp_path):
-    with WarehouseResource(path=str(tmp_path / "warehouse.duckdb")).connect() as connection:
+    with StateResource(path=str(tmp_path / "state.duckdb")).connect() as connection:
         yield connection
 
 
@@ -126,14 +126,14 @@ def test_valid_reply_becomes_the_section_text(con, emulator):
 
 # --- cache ------------------------------------------------------------------------------------
 
-def test_second_run_is_served_from_the_warehouse_cache(tmp_path, emulator):
-    path = str(tmp_path / "warehouse.duckdb")
+def test_second_run_is_served_from_the_cache(tmp_path, emulator):
+    path = str(tmp_path / "state.duckdb")
     config = make_config(emulator.base_url)
     emulator.queue(GOOD_KEY)
-    with WarehouseResource(path=path).connect() as first:
+    with StateResource(path=path).connect() as first:
         narrate_sections(first, config, VOICES["zh"], key_changes_only())
     # a new connection, as a re-materialization or a backfill run would open
-    with WarehouseResource(path=path).connect() as second:
+    with StateResource(path=path).connect() as second:
         result = narrate_sections(second, config, VOICES["zh"], key_changes_only())
         rows = second.execute("SELECT section, language, model, prompt_version FROM narrative_cache").fetchall()
 
@@ -363,10 +363,10 @@ def test_section_with_no_facts_keeps_deterministic_text_without_a_call(con, emul
 
 def test_api_key_appears_nowhere(tmp_path, emulator, caplog):
     caplog.set_level(logging.DEBUG)
-    path = tmp_path / "warehouse.duckdb"
+    path = tmp_path / "state.duckdb"
     config = make_config(emulator.base_url)
     emulator.queue(GOOD_KEY, Reply(status=500))
-    with WarehouseResource(path=str(path)).connect() as con:
+    with StateResource(path=str(path)).connect() as con:
         result = narrate_sections(con, config, VOICES["zh"], {
             "key_changes": SectionInput(KEY_FACTS, KEY_DET),
             "discussions": SectionInput(DISC_FACTS, DISC_DET),
@@ -569,7 +569,7 @@ def test_en_discussion_markers_are_checked_per_entry():
 def test_batched_store_reads_up_front_and_saves_in_one_transaction(tmp_path):
     from vllm_digest.report.narrative.cache import BatchedStore, put
 
-    warehouse = WarehouseResource(path=str(tmp_path / "warehouse.duckdb"))
+    warehouse = StateResource(path=str(tmp_path / "state.duckdb"))
     entry = {"model": "m", "section": "summary", "language": "zh", "tokens_in": 3, "tokens_out": 2}
     with warehouse.connect() as con:
         put(con, "k1", text="one", **entry)
@@ -585,11 +585,11 @@ def test_batched_store_reads_up_front_and_saves_in_one_transaction(tmp_path):
     assert store.pending == 0
 
 
-def test_batched_store_on_a_warehouse_from_before_the_cache_table(tmp_path):
+def test_batched_store_on_a_store_from_before_the_cache_table(tmp_path):
     import duckdb
 
     from vllm_digest.report.narrative.cache import BatchedStore
     path = tmp_path / "old.duckdb"
     duckdb.connect(str(path)).close()
-    with WarehouseResource(path=str(path)).connect(read_only=True) as ro:
+    with StateResource(path=str(path)).connect(read_only=True) as ro:
         assert BatchedStore.load(ro, ["k"]).get("k") is None

@@ -22,6 +22,7 @@ from tests.storage_scan import files_holding
 from vllm_digest.core.calendar import windows_for_keys
 from vllm_digest.core.config.settings import Settings, load_settings
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.core.text.markdown_safe import md_block
 from vllm_digest.core.vocabulary import SECTION_IDS
 from vllm_digest.report.build import build_reports
@@ -141,7 +142,7 @@ def as_printed(reply: str, report: DayReport) -> str:
 
 
 def cache_rows(settings: Settings) -> list[tuple]:
-    with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
+    with StateResource(path=str(settings.state_path)).connect(read_only=True) as con:
         return con.execute("SELECT section, language FROM narrative_cache ORDER BY 1, 2").fetchall()
 
 
@@ -406,7 +407,7 @@ def test_a_refused_day_costs_no_call_when_rendered_again(refused):
     assert len(fallbacks) == CALLS
     assert {f["reason"] for f in fallbacks.values()} == {CACHED_REJECTION}
     assert all("#99999 is not an item of this section" in f["violations"] for f in fallbacks.values())
-    with WarehouseResource(path=str(refused.settings.warehouse_path)).connect(read_only=True) as con:
+    with StateResource(path=str(refused.settings.state_path)).connect(read_only=True) as con:
         assert con.execute("SELECT count(*) FROM narrative_rejections").fetchone() == (CALLS,)
     assert cache_rows(refused.settings) == []
 

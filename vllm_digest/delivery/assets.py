@@ -12,7 +12,7 @@ import dagster as dg
 from vllm_digest.core.calendar import DayBeforeStartError, SINGLE_RUN, check_not_before_start, daily_partitions
 from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.keys import REPORT_ASSET, SITE_KEY
-from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.delivery.deliver import channels, deliver, overdue
 from vllm_digest.delivery.log import read_log
 from vllm_digest.delivery.publish import PublishError, publish
@@ -119,7 +119,8 @@ def build_delivery_asset(repo: RepoRef, settings: Settings, partitions_def) -> d
         description=(
             f"Each day of {repo.full_name} sent once to {', '.join(names)}: the day's header, the five counts, "
             "the top topics and key changes and the link to the published page, read from the rendered report "
-            "files. The warehouse table `delivery_log` keeps it to one delivery per day: an unchanged day sends nothing, a "
+            "files. The state store's table `delivery_log` (`state.duckdb`, which a rebuild of the warehouse keeps) "
+            "keeps it to one delivery per day: an unchanged day sends nothing, a "
             f"changed one sends an \"updated\" message {'(on)' if config.updates else '(off: VLLM_DIGEST_DELIVERY_UPDATES)'}; "
             "a failed attempt shows in the metadata and is retried by the next run. A message that went out without "
             "an answer is recorded as unknown and "
@@ -130,9 +131,9 @@ def build_delivery_asset(repo: RepoRef, settings: Settings, partitions_def) -> d
             + (" DRY RUN: logs what would be sent and sends nothing." if config.dry_run else "")
         ),
     )
-    def daily_delivery(context: dg.AssetExecutionContext, warehouse: WarehouseResource) -> dg.MaterializeResult:
+    def daily_delivery(context: dg.AssetExecutionContext, state: StateResource) -> dg.MaterializeResult:
         days = _days(context, settings)
-        run = deliver(settings, repo, days, warehouse.connect)
+        run = deliver(settings, repo, days, state.connect)
         for preview in run.previews:
             context.log.info(f"dry run, would send: {preview}")
         for attempt in run.of("failed"):
@@ -186,10 +187,10 @@ def build_overdue_check(repo: RepoRef, settings: Settings) -> dg.AssetChecksDefi
             "without an answer and is not sent again (did it arrive?)."
         ),
     )
-    def delivery_not_overdue(warehouse: WarehouseResource) -> dg.AssetCheckResult:
+    def delivery_not_overdue(state: StateResource) -> dg.AssetCheckResult:
         if settings.delivery.dry_run:
             return dg.AssetCheckResult(passed=True, description="dry run: nothing is delivered, so nothing is owed")
-        with warehouse.connect() as con:
+        with state.connect(read_only=True) as con:
             rows = read_log(con, repo.full_name)
         report = overdue(settings, repo, rows, dt.datetime.now(dt.timezone.utc))
         description = (

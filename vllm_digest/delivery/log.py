@@ -17,6 +17,7 @@ import datetime as dt
 import duckdb
 
 from vllm_digest.core.sqlmodel.files import bind, read_sql
+from vllm_digest.core.sqlmodel.transaction import transaction
 
 SENT, FAILED, UNKNOWN = "sent", "failed", "unknown"
 NEW, UPDATED = "new", "updated"
@@ -102,12 +103,7 @@ def record(
         raise ValueError(f"delivery status {status!r} is not one of {SENT}, {FAILED}, {UNKNOWN}")
     values = dataclasses.asdict(row)
     delete, insert = read_sql("delivery_log_delete"), read_sql("delivery_log_insert")
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         con.execute(delete, bind(delete, values))
         con.execute(insert, bind(insert, values))
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return row

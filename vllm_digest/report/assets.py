@@ -12,10 +12,12 @@ from vllm_digest.core.config.settings import RepoRef, Settings
 from vllm_digest.core.due import report_freshness_policy
 from vllm_digest.core.keys import REPORT_ASSET, WEEKLY_ASSET, WEEKLY_GROUP
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.report.build import build_reports, featured_focus
 from vllm_digest.report.day.queries import TABLES_READ
 from vllm_digest.report.metadata import report_metadata, weekly_metadata
 from vllm_digest.report.narration import narrate_reports, prefetch_cache
+from vllm_digest.report.narrative.cache import BatchedStore
 from vllm_digest.report.narrative.resource import NarrativeResource
 from vllm_digest.report.render import sweep_report_leftovers, write_report
 from vllm_digest.report.weekly import WEEKLY_TABLES_READ, build_weeks, weekly_dir, write_week
@@ -44,11 +46,13 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
             f"{', '.join(settings.languages)}), plus `<day>.json` with the counts and item numbers. "
             "With the optional `narrative` resource pointed at an LLM, each analysis section's body is "
             "the model's text wherever every item and figure in it is in that section's data, else the "
-            "deterministic text; responses are cached in the warehouse."
+            "deterministic text; responses are cached in the state store (`state.duckdb`, which a rebuild of "
+            "the warehouse keeps)."
         ),
     )
     def daily_report(
-        context: dg.AssetExecutionContext, warehouse: WarehouseResource, narrative: NarrativeResource
+        context: dg.AssetExecutionContext, warehouse: WarehouseResource, state: StateResource,
+        narrative: NarrativeResource,
     ) -> dg.MaterializeResult:
         windows = context_windows(context, settings)
         # what a killed report step left (its temporaries), before this step writes anything of its own
@@ -61,8 +65,11 @@ def build_report_asset(repo: RepoRef, settings: Settings, partitions_def) -> dg.
         with gc_pause.paused(), warehouse.connect(read_only=True) as con:
             days = build_reports(con, settings, repo, windows, lambda done, total: log_progress(
                 context.log, f"report {repo.full_name}: built", done, total))
-            cached = prefetch_cache(con, narrative_config, days, focus)
-        days, narration = narrate_reports(warehouse.connect, narrative_config, days, focus, cached)
+        cached = BatchedStore()
+        if narrative_config.enabled:  # the narrative off never opens (nor creates) the state store
+            with state.connect(read_only=True) as con:
+                cached = prefetch_cache(con, narrative_config, days, focus)
+        days, narration = narrate_reports(state.connect, narrative_config, days, focus, cached)
         written = {}
         with gc_pause.paused():
             for done, day in enumerate(days, 1):

@@ -7,8 +7,8 @@ and its ``body_source`` says "llm", "cache" or "deterministic". The reports are
 frozen: narrated ones are new copies. The header and the appendix are never
 touched; with the layer off the reports come back as they went in.
 
-The warehouse is written only to save new responses: one short transaction per
-day, on a connection opened after that day's calls are done.
+The state store (the cache's home, beside the warehouse) is written only to save new responses: one
+short transaction per day, on a connection opened after that day's calls are done.
 """
 
 from __future__ import annotations
@@ -105,8 +105,8 @@ def narrate_reports(
     focus: FocusArea,
     store: BatchedStore,
 ) -> tuple[list[Day], NarrationSummary]:
-    """Every day and language narrated, as new reports; ``connect`` opens a writable warehouse
-    connection (``WarehouseResource.connect``) and is called only when there is something new to save."""
+    """Every day and language narrated, as new reports; ``connect`` opens a writable state store
+    connection (``StateResource.connect``) and is called only when there is something new to save."""
     summary = NarrationSummary(config.provider_label, config.model)
     if not config.enabled:
         return days, summary

@@ -1,5 +1,6 @@
 """The warehouse stage's assets: its stg, core and mart layers (SQL models, one Dagster asset per table,
-built by ``core/sqlmodel/assets.py``'s layer factory), their checks, and the warehouse resource."""
+built by ``core/sqlmodel/assets.py``'s layer factory), their checks, the warehouse resource and the state store's
+(what outlives a rebuild of the warehouse: the delivery log, the narrative cache)."""
 
 import dagster as dg
 
@@ -8,13 +9,15 @@ from vllm_digest.core.config.settings import Settings
 from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.core.sqlmodel.assets import build_layer_asset
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
+from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.warehouse.checks import build_repo_checks
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 
 
 def defs(settings: Settings) -> dg.Definitions:
-    """Each repository's stg, core and mart layers, their checks, and the ``warehouse`` resource
-    that every stage reading or writing the warehouse shares."""
+    """Each repository's stg, core and mart layers, their checks, the ``warehouse`` resource
+    that every stage reading or writing the warehouse shares, and the ``state`` resource (the report's
+    narrative cache, delivery's log), which carries over what an older warehouse held of them."""
     partitions_def = daily_partitions(settings)
     layers = (("stg", STG_MODELS), ("core", CORE_MODELS), ("mart", MART_MODELS))
 
@@ -30,5 +33,8 @@ def defs(settings: Settings) -> dg.Definitions:
             for layer, models in layers
         ],
         asset_checks=[c for repo in settings.repos for c in build_repo_checks(repo, settings, partitions_def)],
-        resources={"warehouse": WarehouseResource(path=str(settings.warehouse_path))},
+        resources={
+            "warehouse": WarehouseResource(path=str(settings.warehouse_path)),
+            "state": StateResource(path=str(settings.state_path), carry_over_from=str(settings.warehouse_path)),
+        },
     )

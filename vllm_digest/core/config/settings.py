@@ -159,6 +159,11 @@ class Settings:
         return self.home / "warehouse.duckdb"
 
     @property
+    def state_path(self) -> Path:
+        """The state store: what outlives a rebuild of the warehouse (core/sqlmodel/state.py)."""
+        return self.home / "state.duckdb"
+
+    @property
     def raw_dir(self) -> Path:
         return self.home / "raw"
 

@@ -124,13 +124,46 @@ def build_layer_asset(
         # this line says what the step is doing while it waits for the warehouse and writes
         context.log.info(f"building {built} for {repo.full_name} {day_span(windows)}: {len(selected)} tables")
         with warehouse.connect() as con:
+            rebuilt = new_warehouse_note(settings, warehouse.path, windows) if warehouse.take_created() else None
+            if rebuilt:
+                context.log.warning(rebuilt)
             per_day = build(con, repo, windows, selected)
         context.log.info(f"built {built} for {repo.full_name} {day_span(windows)}")
         for model in selected:
             rows = [per_day[w.key][model] for w in windows]
-            yield dg.MaterializeResult(asset_key=key_of[model], metadata=rows_metadata(windows, rows))
+            metadata = rows_metadata(windows, rows)
+            if rebuilt:
+                metadata["new_warehouse"] = rebuilt
+            yield dg.MaterializeResult(asset_key=key_of[model], metadata=metadata)
 
     return layer_asset
+
+
+_DAY_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def new_warehouse_note(settings: Settings, path: str, windows: list[DayWindow]) -> str | None:
+    """The one line a step says when it made a new, empty warehouse beside landed days (raw/) or reports
+    (reports/) of days outside its run: those days are not in it until they are materialized again, so the
+    look-backs of later days (🔁's 14 days, the trend's baseline) read fewer days. None on a fresh home, or
+    when the run rebuilds every day on disk."""
+    ours = {w.key for w in windows}
+    landed, reported = set(), set()
+    for repo in settings.repos:
+        raw = settings.raw_dir / repo.owner / repo.name
+        if raw.is_dir():
+            landed |= {p.name for p in raw.iterdir() if p.is_dir() and _DAY_NAME.match(p.name)}
+        reports = settings.reports_dir / repo.owner / repo.name
+        if reports.is_dir():
+            reported |= {p.stem for p in reports.glob("*.json") if _DAY_NAME.match(p.stem)}
+    landed, reported = landed - ours, reported - ours
+    if not landed and not reported:
+        return None
+    others = sorted(landed | reported)
+    return (f"a new, empty warehouse {path!r} was created beside {len(landed)} landed day(s) in raw/ and "
+            f"{len(reported)} report(s) in reports/ of other days ({others[0]} … {others[-1]}): it holds only "
+            f"this run's days ({day_span(windows)}), so until the others are materialized again the follow-ups "
+            f"(🔁) and trend baselines of later days read fewer days, as their reports say")
 
 
 def rows_metadata(windows: list[DayWindow], rows: list[int]) -> dict:

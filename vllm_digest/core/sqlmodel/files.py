@@ -69,12 +69,31 @@ def bind(sql: str, values: dict) -> dict:
     return {k: values[k] for k in wanted}
 
 
-def schema_files() -> list[Path]:
-    """Every ``schema*.sql`` file (tables and macros), ``schema.sql`` first."""
-    return sorted((p for n, p in sql_files().items() if n.startswith("schema")),
+# The DuckDB file a schema file's tables live in: the warehouse, unless the file says ``-- store: state`` on a
+# line of its opening comment: the state store (``state.py``), which keeps what a rebuild of the warehouse must not
+# lose (the delivery log, the narrative cache).
+WAREHOUSE, STATE = "warehouse", "state"
+STORES = (WAREHOUSE, STATE)
+_STORE_LINE = re.compile(r"^-- store: (\w+)\s*$", re.M)
+
+
+def schema_store(path: Path) -> str:
+    """Which file (``WAREHOUSE`` or ``STATE``) a schema file's tables live in."""
+    match = _STORE_LINE.search(path.read_text(encoding="utf-8"))
+    store = match.group(1) if match else WAREHOUSE
+    if store not in STORES:
+        raise RuntimeError(f"schema file {str(path)!r} says '-- store: {store}': not one of {', '.join(STORES)}")
+    return store
+
+
+def schema_files(store: str | None = None) -> list[Path]:
+    """Every ``schema*.sql`` file (tables and macros), ``schema.sql`` first; only ``store``'s when given."""
+    return sorted((p for n, p in sql_files().items() if n.startswith("schema")
+                   and (store is None or schema_store(p) == store)),
                   key=lambda p: (p.name != "schema.sql", p.name))
 
 
-@functools.lru_cache(maxsize=1)
-def schema_statements() -> tuple[str, ...]:
-    return tuple(p.read_text(encoding="utf-8") for p in schema_files())
+@functools.lru_cache(maxsize=None)
+def schema_statements(store: str | None = None) -> tuple[str, ...]:
+    """The schema files' statements: every store's (an in-memory build of all declared tables), or one store's."""
+    return tuple(p.read_text(encoding="utf-8") for p in schema_files(store))

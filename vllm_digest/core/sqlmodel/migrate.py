@@ -28,6 +28,7 @@ import duckdb
 
 from vllm_digest.core.sqlmodel.files import PACKAGE
 from vllm_digest.core.sqlmodel.schema import declared_column_definitions
+from vllm_digest.core.sqlmodel.transaction import transaction
 
 # which migrations a warehouse has had; the one table not declared by a stage (it belongs to no stage)
 MIGRATIONS_TABLE = "schema_migrations"
@@ -70,14 +71,12 @@ def apply_migrations(con: duckdb.DuckDBPyConnection, warehouse: str) -> list[str
             continue
         sql = path.read_text(encoding="utf-8")
         needs = _NEEDS.search(sql)
-        con.execute("BEGIN TRANSACTION")
         try:
-            if needs is None or _has_table(con, needs.group(1)):
-                con.execute(sql)
-            con.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name) VALUES ($n)", {"n": path.name})
-            con.execute("COMMIT")
+            with transaction(con):
+                if needs is None or _has_table(con, needs.group(1)):
+                    con.execute(sql)
+                con.execute(f"INSERT INTO {MIGRATIONS_TABLE} (name) VALUES ($n)", {"n": path.name})
         except duckdb.Error as exc:
-            con.execute("ROLLBACK")
             raise RuntimeError(f"warehouse {warehouse!r}: migration {str(path)!r} failed, nothing of it kept: "
                                f"{exc}") from exc
         applied.append(path.name)

@@ -1,8 +1,11 @@
 """A DuckDB resource of our own: every connection is closed, readers can open
-read-only, each connection holds the warehouse lock (``lock.py``: one writer or many
+read-only, each connection holds the file's lock (``lock.py``: one writer or many
 readers, freed by the kernel when its holder dies) for as long as it is open, a busy
 DuckDB file lock (a process outside the pipeline) is retried for a while instead of
-failing, and a missing file is created whole by us, never by DuckDB (see ``_create_whole``)."""
+failing, and a missing file is created whole by us, never by DuckDB (see ``_create_whole``).
+
+Two files are opened this way (``DuckDBFileResource``): the warehouse (``WarehouseResource``, rebuildable
+from raw/) and the state store (``state.py``: what must outlive a rebuild of it)."""
 
 from __future__ import annotations
 
@@ -16,25 +19,29 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Iterator
+from typing import ClassVar, Iterator
 
 import dagster as dg
 import duckdb
 from pydantic import Field
 
 from vllm_digest.core.sqlmodel import lock
-from vllm_digest.core.sqlmodel.files import schema_statements
+from vllm_digest.core.sqlmodel.files import WAREHOUSE, schema_statements
 from vllm_digest.core.sqlmodel.migrate import add_missing_columns, apply_migrations, mark_migrated
 
 
 _LOCK_ERRORS = ("Could not set lock", "Conflicting lock", "database is locked")
 
 
-class WarehouseResource(dg.ConfigurableResource):
-    # Dagster shows the docstring verbatim as the resource's description: plain text, one line
-    """The DuckDB file every warehouse asset reads and writes; the report and the checks open it read-only."""
+class DuckDBFileResource(dg.ConfigurableResource):
+    """One DuckDB file of ours, opened under its lock (the warehouse's or the state store's)."""
 
-    path: str = Field(description="the warehouse file, warehouse.duckdb under the data home")
+    # which schema files' tables the file holds (files.schema_store); only the warehouse has numbered migrations
+    STORE: ClassVar[str] = WAREHOUSE
+    # whether a read-only connection creates a missing file (else it is an error: nothing was built yet)
+    CREATE_WHEN_READ: ClassVar[bool] = False
+
+    path: str = Field(description="the DuckDB file")
     lock_timeout_seconds: float = Field(
         default=120.0,
         description="how long to retry while a process outside the pipeline holds DuckDB's own file lock",
@@ -58,6 +65,12 @@ class WarehouseResource(dg.ConfigurableResource):
                 yield con
             finally:
                 con.close()
+
+    @contextlib.contextmanager
+    def hold_lock(self, read_only: bool = False) -> Iterator[None]:
+        """The file's lock, held for the block without opening the file (a reader of it by other means)."""
+        with self._locked("read" if read_only else "write"):
+            yield
 
     @contextlib.contextmanager
     def _locked(self, mode: str) -> Iterator[None]:
@@ -103,12 +116,18 @@ class WarehouseResource(dg.ConfigurableResource):
             _held[path] = hold
         return hold
 
+    def _fill_new(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Add to a file being created (its schema made, not yet in place) what it starts with: nothing here."""
+
+    def _created(self) -> None:
+        """Called once this process has put a new file in place."""
+
     def _open(self, read_only: bool) -> duckdb.DuckDBPyConnection:
         path = Path(self.path)
-        if not read_only:
+        if not path.exists() and (not read_only or self.CREATE_WHEN_READ):
             path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists():
-                _create_whole(path)
+            if _create_whole(path, self.STORE, self._fill_new):
+                self._created()
         elif not path.exists():
             raise FileNotFoundError(
                 f"warehouse {self.path!r} does not exist yet: materialize the warehouse assets first"
@@ -127,17 +146,42 @@ class WarehouseResource(dg.ConfigurableResource):
         try:
             con.execute("SET TimeZone = 'UTC'")
             if not read_only:
-                # an older warehouse is brought up to the declared schema (migrate.py says in which order)
-                for name in apply_migrations(con, self.path):
-                    _say(f"warehouse {self.path!r}: applied migration {name}")
+                # an older file is brought up to the declared schema (migrate.py says in which order)
+                if self.STORE == WAREHOUSE:
+                    for name in apply_migrations(con, self.path):
+                        say(f"warehouse {self.path!r}: applied migration {name}")
                 # the columns first: a schema file's view may read a column an older table lacks
                 add_missing_columns(con)
-                for ddl in schema_statements():
+                for ddl in schema_statements(self.STORE):
                     con.execute(ddl)
         except BaseException:
             con.close()
             raise
         return con
+
+
+class WarehouseResource(DuckDBFileResource):
+    # Dagster shows the docstring verbatim as the resource's description: plain text, one line
+    """The DuckDB file every warehouse asset reads and writes; the report and the checks open it read-only."""
+
+    path: str = Field(description="the warehouse file, warehouse.duckdb under the data home")
+
+    def _created(self) -> None:
+        with _held_lock:
+            _created_here.add(Path(os.path.abspath(self.path)))
+
+    def take_created(self) -> bool:
+        """Whether this process created the warehouse file since the last call: the step that did says so
+        (a warehouse made anew beside landed days holds none of them until they are materialized again)."""
+        path = Path(os.path.abspath(self.path))
+        with _held_lock:
+            created = path in _created_here
+            _created_here.discard(path)
+        return created
+
+
+# the warehouse files this process created and no step has reported yet (WarehouseResource.take_created)
+_created_here: set[Path] = set()
 
 
 @dataclasses.dataclass
@@ -195,7 +239,7 @@ def _release(path: Path, hold: _Hold) -> None:
         hold.stack.close()
 
 
-def _say(message: str) -> None:
+def say(message: str) -> None:
     """A one-off message of opening the warehouse: the step's log inside a step, a warning outside."""
     step = _step_context()
     (step.log.warning if step is not None else _log_outside_step)(message)
@@ -239,8 +283,9 @@ def _fail_dead_run(instance, dead: lock.Holder, log) -> None:
     log.warning(f"marked run {dead.run_id} failed: its worker died holding the warehouse lock")
 
 
-def _create_whole(path: Path) -> None:
-    """Create the warehouse file with its schema under a temporary name and link it into place.
+def _create_whole(path: Path, store: str = WAREHOUSE, fill=None) -> bool:
+    """Create the file with its schema (``store``'s) under a temporary name, let ``fill`` add its first rows,
+    and link it into place; True when this process's file is the one in place.
 
     DuckDB must never be the one to create the shared file: it decides "new database" from a stat()
     and only later opens, locks and writes a fresh header and an empty catalog. A process that saw the
@@ -253,15 +298,19 @@ def _create_whole(path: Path) -> None:
     try:
         con = duckdb.connect(str(tmp))
         try:
-            for ddl in schema_statements():
+            for ddl in schema_statements(store):
                 con.execute(ddl)
-            mark_migrated(con)  # created as declared: no migration has anything to do
+            if store == WAREHOUSE:
+                mark_migrated(con)  # created as declared: no migration has anything to do
+            if fill is not None:
+                fill(con)
         finally:
             con.close()  # checkpoints: the file is whole, and its WAL is gone
         try:
             os.link(tmp, path)
         except FileExistsError:
-            pass  # another process created it first: use theirs
+            return False  # another process created it first: use theirs
+        return True
     finally:
         for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
             leftover.unlink(missing_ok=True)

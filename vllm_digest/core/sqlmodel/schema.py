@@ -109,3 +109,10 @@ def column_descriptions() -> dict[str, dict[str, str]]:
         sources = [out.get(t, {}) for t in _READS.findall(sql)]
         out[view] = {c: next((d[c] for d in sources if d.get(c)), "") for c, _ in columns.get(view, ())}
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def store_tables(store: str) -> tuple[str, ...]:
+    """The tables the schema files of ``store`` (``files.WAREHOUSE`` or ``files.STATE``) declare."""
+    return tuple(t for path in schema_files(store)
+                 for t in parse_column_descriptions(path.read_text(encoding="utf-8"), str(path)))

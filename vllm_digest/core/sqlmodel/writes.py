@@ -18,6 +18,7 @@ import duckdb
 
 from vllm_digest.core.sqlmodel.files import bind, read_sql
 from vllm_digest.core.sqlmodel.run_days import load_run_days
+from vllm_digest.core.sqlmodel.transaction import transaction
 
 # a model whose insert is not one ``INSERT INTO <model> BY NAME <its SQL>``: (connection, model, params)
 Insert = Callable[[duckdb.DuckDBPyConnection, str, dict], None]
@@ -46,8 +47,7 @@ def replace_partitions(
         raise ValueError("a run lists the same (repo, day) twice")
     params = {**load_run_days(con, days), **(params or {})}
     counts: dict[str, dict[str, int]] = {str(d["day"]): {} for d in days}
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con):
         for model in models:
             sql = read_sql(model)
             table = (tables or {}).get(model, model)
@@ -64,8 +64,4 @@ def replace_partitions(
             ).fetchall()
             for day, n in rows:
                 counts[day][model] = n
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return counts

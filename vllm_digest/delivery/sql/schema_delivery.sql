@@ -1,4 +1,6 @@
 -- schema_delivery: what each channel was sent for each day, so a re-run sends nothing twice.
+-- store: state
+-- (state.duckdb beside the warehouse: it outlives a rebuild of the warehouse; core/sqlmodel/state.py)
 -- delivery_log: one row per (repo, day, channel), replaced after each attempt (delete then insert in one
 -- transaction); a channel is "webhook:<kind>" or "email". Holds no secret: no URL, token or password.
 CREATE TABLE IF NOT EXISTS delivery_log (

@@ -43,6 +43,8 @@ class DayData:
     focus_demoted: dict[str, int] = field(default_factory=dict)
     # items an earlier report featured that moved today (mart_follow_ups), in follow_rank order
     follow_ups: list[dict] = ()
+    # of the follow_up_days days before this one, how many the warehouse held built (None: not known)
+    follow_up_days_read: int | None = None
     # 🔥's stories (mart_hot_stories, listed), top story first: name, counts by kind and action, shown items
     stories: list[dict] = ()
     # number -> kind, state, merged_at of each known_refs item as last seen on or before the day (the narrative's badges)
@@ -260,6 +262,7 @@ def gather(repo: str, day: str, found: dict[str, list[dict]]) -> DayData:
         hotness_parts=hotness_components(found["hotness"]),
         focus_demoted=demoted_counts(found["focus"]),
         follow_ups=[{**r, "first_reported": r["first_reported"].isoformat()} for r in found["follow_ups"]],
+        follow_up_days_read=found["follow_up_days"][0]["days_read"] if found.get("follow_up_days") else None,
         stories=[{**r, "shown": list(r["shown"])} for r in found.get("hot_stories", [])],
         ref_states={r["number"]: r for r in found.get("ref_states", [])},
     )

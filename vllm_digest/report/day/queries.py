@@ -32,7 +32,7 @@ QUERIES = {
     "known_refs": False, "focus": False, "hotness": False, "topics": False, "topic_members": False,
     "hot_stories": False,
     "key_changes": False, "notable": False, "people": False, "activity": True, "top_authors": False,
-    "stale_closed": False, "follow_ups": False,
+    "stale_closed": False, "follow_ups": False, "follow_up_days": False,
 }
 
 

@@ -1,5 +1,6 @@
-"""The warehouse tables of grounding verdicts: ``narrative_cache`` holds the responses
-that passed, ``narrative_rejections`` the last one refused after its repair.
+"""The state store's tables of grounding verdicts (``state.duckdb``, beside the warehouse: a rebuild of
+the warehouse keeps them, since raw holds nothing to rebuild an LLM's answers from): ``narrative_cache`` holds
+the responses that passed, ``narrative_rejections`` the last one refused after its repair.
 
 A refused answer is remembered too, so an unchanged day (same prompt version, facts
 and model) costs no call when it is rendered again: every day is rendered on several
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from vllm_digest.core.sqlmodel.transaction import transaction
 from vllm_digest.report.narrative.prompts import PROMPT_VERSION, canonical_json
 
 TABLES = ("narrative_cache", "narrative_rejections")
@@ -108,7 +110,7 @@ class BatchedStore:
     @classmethod
     def load(cls, con: duckdb.DuckDBPyConnection, keys: list[str]) -> "BatchedStore":
         """The stored verdicts among ``keys``; works on a read-only connection, also on a
-        warehouse created before the verdict tables existed."""
+        store created before the verdict tables existed."""
         tables = {
             name for (name,) in con.execute(
                 "SELECT table_name FROM duckdb_tables() WHERE list_contains(?, table_name)", [list(TABLES)]
@@ -135,13 +137,8 @@ class BatchedStore:
         """Write the queued verdicts in one transaction; returns how many."""
         if not self._pending:
             return 0
-        con.execute("BEGIN TRANSACTION")
-        try:
+        with transaction(con):
             for key, entry in sorted(self._pending.items()):
                 put(con, key, **entry)
-            con.execute("COMMIT")
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
         written, self._pending = len(self._pending), {}
         return written

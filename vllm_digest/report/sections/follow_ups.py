@@ -25,8 +25,14 @@ def _move(row: dict, move: str, w: Wording) -> list:
 def follow_ups_body(data: DayData, w: Wording) -> Body:
     t = w.t
     rows = list(data.follow_ups)
+    window = w.picks["follow_up_days"]
+    # like the trend's baseline: a look-back that could not read all its days says how many it read
+    held = data.follow_up_days_read
+    incomplete = held is not None and held < window
     if not rows:
-        return Body(t("follow_ups.none", days=w.picks["follow_up_days"]))
+        if incomplete:
+            return Body(t("follow_ups.none_incomplete", days=window, held=held))
+        return Body(t("follow_ups.none", days=window))
     entries = []
     for row in rows[:w.picks["follow_ups_shown"]]:  # one line each, the strongest moves first (follow_rank)
         moved: list = []
@@ -38,6 +44,8 @@ def follow_ups_body(data: DayData, w: Wording) -> Body:
                 Link(day, w.day_href(day, "md"), w.day_href(day, "html"))]
         entries.append(entry(row, w, meta, gist=""))
     more = len(rows) - len(entries)
-    return Body(t("follow_ups.lead", count=len(rows), days=w.picks["follow_up_days"], focus=w.focus.short),
+    lead = (t("follow_ups.lead_incomplete", count=len(rows), days=window, held=held, focus=w.focus.short) if incomplete
+            else t("follow_ups.lead", count=len(rows), days=window, focus=w.focus.short))
+    return Body(lead,
                  (Group("", tuple(entries)),),
                  t("follow_ups.more_label") if more > 0 else "", t("follow_ups.more", count=more) if more > 0 else "")

@@ -1,4 +1,6 @@
 -- schema_narrative: the grounding verdicts of LLM responses, so re-materializing or backfilling a day makes no new calls.
+-- store: state
+-- (state.duckdb beside the warehouse: it outlives a rebuild of the warehouse; core/sqlmodel/state.py)
 -- narrative_cache: the responses that passed the grounding check.
 -- key = sha256 of (prompt version, model, section, language, canonical facts JSON); no provider credentials are stored.
 CREATE TABLE IF NOT EXISTS narrative_cache (
