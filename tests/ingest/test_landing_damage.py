@@ -39,8 +39,8 @@ def _cut_lines(path, drop: int) -> None:
 def _as_older_code(folder) -> None:
     """Make a landing look like one older code wrote: no row counts or hashes, no stub flags."""
     manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    manifest.pop("landed_files")
-    for record in manifest["replay"].values():
+    manifest.pop("landed_files", None)
+    for record in manifest.get("replay", {}).values():
         for ref in record["refs"]:
             ref.pop("stub", None)
     (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
@@ -251,3 +251,31 @@ def _materialize_raw(settings, day: str) -> tuple[dg.ExecuteInProcessResult, lis
                             raise_on_error=False)
     warnings = [entry.user_message for entry in instance.all_logs(result.run_id) if entry.level == logging.WARNING]
     return result, warnings
+
+
+def test_a_landing_of_older_code_is_staged_unverified_and_said_so(tmp_path, make_settings, caplog):
+    settings = make_settings()
+    window = window_for_day("2026-03-22", settings)
+    write_day(settings.raw_dir, REPO, window.key, fetch_sample_day(REPO, window))
+    want = five_sets(settings.raw_dir.parent, REPO, [window])
+    _as_older_code(day_dir(settings.raw_dir, REPO, window.key))
+    caplog.set_level(logging.WARNING)
+    assert five_sets(settings.raw_dir.parent, REPO, [window]) == want
+    assert "1 landed days of vllm-project/vllm were written without row counts or hashes" in caplog.text
+    assert window.key in caplog.text
+
+
+def test_the_stg_step_fails_on_a_damaged_day_naming_the_file(make_settings):
+    settings = make_settings()
+    window = window_for_day("2026-03-22", settings)
+    write_day(settings.raw_dir, REPO, window.key, fetch_sample_day(REPO, window))
+    path = day_dir(settings.raw_dir, REPO, window.key) / "events.jsonl"
+    _cut_lines(path, 1)
+    defs = build_definitions(settings)
+    stg = next(a for a in defs.assets if a.node_def.name == f"{REPO.slug}__stg")
+    result = dg.materialize([stg], resources=defs.resources, instance=dg.DagsterInstance.ephemeral(),
+                            partition_key=window.key, raise_on_error=False)
+    assert not result.success
+    [failure] = [e for e in result.all_events if e.event_type_value == "STEP_FAILURE"]
+    assert f"landed file {str(path)!r} is damaged" in failure.step_failure_data.error.message
+    assert "where the manifest records" in failure.step_failure_data.error.message

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import functools
-import logging
 import tempfile
 from pathlib import Path
 
+import dagster as dg
 import duckdb
 
 from vllm_digest.core import gc_pause
@@ -106,7 +106,8 @@ def check_landings(repo: RepoRef, windows: list[DayWindow], raw_root: Path) -> N
     unverified = [w.key for w in windows
                   if (folder := day_dir(raw_root, repo, w.key)).is_dir() and not check_landing(folder)[1]]
     if unverified:
-        logging.getLogger(__name__).warning(
+        # Dagster's logger: inside a step the line lands in the run's log, elsewhere in Python's
+        dg.get_dagster_logger(__name__).warning(
             f"{len(unverified)} landed days of {repo.full_name} were written without row counts or hashes (older "
             f"code), so they are staged unverified: {', '.join(unverified[:10])}{' …' if len(unverified) > 10 else ''}; "
             "landing them again records both"
