@@ -19,7 +19,9 @@ from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS
 from vllm_digest.definitions import build_definitions
 from vllm_digest.ingest.github.plan import fetch_day
-from vllm_digest.ingest.raw_store import DamagedLandingError, day_dir, read_day, read_landing, write_day
+from vllm_digest.ingest.raw_store import (
+    DamagedLandingError, day_dir, file_record, read_day, read_landing, write_day,
+)
 from vllm_digest.ingest.sample import fetch_sample_day
 from vllm_digest.testing.github_emulator import Dataset, GitHubEmulator
 from vllm_digest.testing.github_fixtures import FAST, REPO, TOKEN, expected_windows, five_sets, window_of
@@ -111,6 +113,34 @@ def test_a_cut_landing_of_older_code_plus_a_304_rerun_lands_full_items_not_stubs
     assert third.manifest.not_modified_count == third.manifest.request_count
     assert five_sets(tmp_path, REPO, [WINDOW])[WINDOW.key]["new_prs"] == sorted(ENTRY["lists"]["new_prs"])
 
+
+
+def test_a_stub_the_plan_would_keep_is_left_out_and_the_day_incomplete_until_landed_again(emulator, tmp_path):
+    """The safety net under the rule above: a landing whose record calls an item "never landed" (so a 304
+    page is rebuilt with its stub) while the day now keeps it. The stub is not landed as an item: the day
+    is incomplete naming it, and the next landing asks its page whole."""
+    first = _land(emulator, tmp_path)
+    folder = day_dir(tmp_path / "raw", REPO, WINDOW.key)
+    embedded = {e["issue"]["number"] for e in first.events if isinstance(e.get("issue"), dict)}
+    number = next(i["number"] for i in first.issues if i["number"] not in embedded)
+    manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    for record in manifest["replay"].values():
+        for ref in record["refs"]:
+            if record["kind"] == "issues" and ref.get("number") == number:
+                ref["stub"] = True
+    kept = [line for line in (folder / "issues.jsonl").read_bytes().splitlines(keepends=True)
+            if json.loads(line)["number"] != number]
+    (folder / "issues.jsonl").write_bytes(b"".join(kept))
+    manifest["landed_files"]["issues"] = file_record(b"".join(kept))  # a whole, verified landing
+    (folder / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
+    second = _land(emulator, tmp_path, read_day(tmp_path / "raw", REPO, WINDOW.key))
+    assert number not in {i["number"] for i in second.issues}
+    assert [i for i in second.issues if "title" not in i] == []
+    assert not second.manifest.complete
+    assert any(r.startswith(f"issues {number}: only a reference") for r in second.manifest.incomplete_reasons)
+    third = _land(emulator, tmp_path, read_day(tmp_path / "raw", REPO, WINDOW.key))
+    assert third.issues == first.issues and third.manifest.complete
+    assert third.manifest.details["pages_asked_whole"] >= 1
 
 def test_a_cut_landing_is_detected_and_its_304_rerun_fetches_it_whole(emulator, tmp_path, make_settings):
     """The same cut on a landing that records its counts: the github source's step warns naming the file,
