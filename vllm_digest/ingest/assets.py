@@ -19,7 +19,7 @@ from vllm_digest.core.vocabulary import DayPayload
 from vllm_digest.ingest.github.client import GitHubError
 from vllm_digest.ingest.github.people import PEOPLE_FILE, PeopleCache
 from vllm_digest.ingest.github.pr_files import FILES_FILE, FilesCache
-from vllm_digest.ingest.raw_store import RowLines, day_dir, read_day, repo_dir, write_day
+from vllm_digest.ingest.raw_store import DamagedLandingError, RowLines, day_dir, read_landing, repo_dir, write_day
 from vllm_digest.ingest.resources import ActivitySourceResource, activity_source
 
 
@@ -97,7 +97,8 @@ def land_days(context, activity_source: ActivitySourceResource, repo: RepoRef, s
     # one session for the run's days: the github source pages the events feed once for all of them
     with activity_source.session(repo, context.log) as source:
         for done, window in enumerate(windows, 1):
-            previous = read_day(settings.raw_dir, repo, window.key)
+            # only the github source replays the previous landing (for its 304 answers); the sample reads none
+            previous = previous_landing(settings, repo, window.key, context.log) if github else None
             payload = fetch_or_fail(source, repo, window, previous, context.log, people, files)
             write_day(settings.raw_dir, repo, window.key, payload, lines)
             if github:
@@ -106,6 +107,22 @@ def land_days(context, activity_source: ActivitySourceResource, repo: RepoRef, s
             landed[window.key] = landed_counts(payload)
             log_progress(context.log, f"raw {repo.full_name}: landed", done, len(windows))
     return landed
+
+
+def previous_landing(settings: Settings, repo: RepoRef, day: str, log) -> DayPayload | None:
+    """The day as landed before, for the github source's conditional requests: None when it was never
+    landed, or when it is damaged (the warning names the file and why; the day is then fetched as if it
+    had never been landed, and the new landing replaces the damaged one)."""
+    try:
+        previous, verified = read_landing(settings.raw_dir, repo, day)
+    except DamagedLandingError as exc:
+        log.warning(f"landed file {str(exc.path)!r} is damaged: {exc.detail}; fetching {repo.full_name} {day} "
+                    "as if it had never been landed, and landing it anew")
+        return None
+    if previous is not None and not verified:
+        log.info(f"the previous landing of {repo.full_name} {day} was written without row counts or hashes "
+                 "(older code): its pages are answered from it only where it holds every object they held")
+    return previous
 
 
 LANDED_COUNTS = ("issues_and_prs", "events", "comments", "request_count")

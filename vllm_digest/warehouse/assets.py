@@ -4,12 +4,13 @@ built by ``core/sqlmodel/assets.py``'s layer factory), their checks, the warehou
 
 import dagster as dg
 
-from vllm_digest.core.calendar import daily_partitions
+from vllm_digest.core.calendar import daily_partitions, day_span
 from vllm_digest.core.config.settings import Settings
 from vllm_digest.core.keys import RAW_ASSET
 from vllm_digest.core.sqlmodel.assets import build_layer_asset
 from vllm_digest.core.sqlmodel.resource import WarehouseResource
 from vllm_digest.core.sqlmodel.state import StateResource
+from vllm_digest.ingest.raw_store import DamagedLandingError
 from vllm_digest.warehouse.checks import build_repo_checks
 from vllm_digest.warehouse.layers import CORE_MODELS, MART_MODELS, STG_MODELS, build_days
 
@@ -22,7 +23,13 @@ def defs(settings: Settings) -> dg.Definitions:
     layers = (("stg", STG_MODELS), ("core", CORE_MODELS), ("mart", MART_MODELS))
 
     def build(con, repo, windows, models):
-        return build_days(con, models, repo, windows, settings.raw_dir)
+        try:
+            return build_days(con, models, repo, windows, settings.raw_dir)
+        except DamagedLandingError as exc:
+            # the step's headline names the file, the line and the counts (not Dagster's "Error occurred
+            # while executing op"); the layer's transaction never began, so nothing of the run is staged
+            raise dg.Failure(description=f"staging {repo.full_name} {day_span(windows)} failed: {exc}",
+                             allow_retries=False) from exc
 
     return dg.Definitions(
         assets=[

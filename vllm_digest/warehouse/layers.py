@@ -6,6 +6,7 @@ import functools
 import tempfile
 from pathlib import Path
 
+import dagster as dg
 import duckdb
 
 from vllm_digest.core import gc_pause
@@ -14,7 +15,7 @@ from vllm_digest.core.config.settings import RepoRef
 from vllm_digest.core.sqlmodel.files import bind, read_sql
 from vllm_digest.core.sqlmodel.writes import replace_partitions
 from vllm_digest.core.vocabulary import MANIFEST, PAYLOAD_KINDS
-from vllm_digest.ingest.raw_store import day_dir
+from vllm_digest.ingest.raw_store import check_landing, day_dir
 from vllm_digest.warehouse.bodies import parse_body
 
 
@@ -34,6 +35,7 @@ MART_MODELS = ("mart_five_sets", "mart_daily_counts")
 
 
 def day_params(repo: RepoRef, window: DayWindow, raw_root: Path) -> dict:
+    """The parameters one day binds: its window and its landed files' paths."""
     folder = day_dir(raw_root, repo, window.key)
     if not (folder / MANIFEST).is_file():
         raise FileNotFoundError(
@@ -99,6 +101,22 @@ INSERTS = {"core_item_texts": land_item_texts}
 STORED_IN = {"core_item_texts": "core_item_text_refs"}
 
 
+def check_landings(repo: RepoRef, windows: list[DayWindow], raw_root: Path) -> None:
+    """Before the stg models read the landed files: each day's files are the ones its manifest records
+    (rows and SHA-256), or the step fails naming the file, the line and the counts (``DamagedLandingError``),
+    so a file cut short never stages as a smaller day. Days landed by older code, which record neither,
+    are read unverified, and the log says which."""
+    unverified = [w.key for w in windows
+                  if (folder := day_dir(raw_root, repo, w.key)).is_dir() and not check_landing(folder)[1]]
+    if unverified:
+        # Dagster's logger: inside a step the line lands in the run's log, elsewhere in Python's
+        dg.get_dagster_logger(__name__).warning(
+            f"{len(unverified)} landed days of {repo.full_name} were written without row counts or hashes (older "
+            f"code), so they are staged unverified: {', '.join(unverified[:10])}{' …' if len(unverified) > 10 else ''}; "
+            "landing them again records both"
+        )
+
+
 def build_days(
     con: duckdb.DuckDBPyConnection,
     models: tuple[str, ...],
@@ -106,6 +124,9 @@ def build_days(
     windows: list[DayWindow],
     raw_root: Path,
 ) -> dict[str, dict[str, int]]:
-    """Rebuild ``models`` for every day at once (set-based); returns day -> model -> rows."""
-    return replace_partitions(con, models, [day_params(repo, w, raw_root) for w in windows], inserts=INSERTS,
-                              tables=STORED_IN)
+    """Rebuild ``models`` for every day at once (set-based); returns day -> model -> rows. Models that read
+    the landed files (the stg layer) first check them (``check_landings``)."""
+    params = [day_params(repo, w, raw_root) for w in windows]
+    if any(model in STG_MODELS for model in models):
+        check_landings(repo, windows, raw_root)
+    return replace_partitions(con, models, params, inserts=INSERTS, tables=STORED_IN)

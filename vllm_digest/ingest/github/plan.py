@@ -96,7 +96,7 @@ from vllm_digest.ingest.github.enrich import CachedPages, author_profiles, pr_fi
 from vllm_digest.ingest.github.manifest import RequestMark, day_manifest
 from vllm_digest.ingest.github.people import PeopleCache
 from vllm_digest.ingest.github.pr_files import FilesCache
-from vllm_digest.ingest.github.replay import ReplayCache, compact
+from vllm_digest.ingest.github.replay import ReplayCache, compact, mark_landed
 from vllm_digest.ingest.github.rest import number_from_url, parse_time
 
 SECOND = dt.timedelta(seconds=1)
@@ -279,7 +279,8 @@ class DayPlan:
         self.options = options or FetchOptions()
         self.people = people
         self.files_cache = files
-        client.cache = CachedPages(ReplayCache(previous), people, files)
+        self.replay_cache = ReplayCache(previous)
+        client.cache = CachedPages(self.replay_cache, people, files)
         self.replay: dict[str, dict] = {}
         self.reasons: list[str] = []
         self.totals: dict[str, dict] = {}
@@ -592,12 +593,8 @@ class DayPlan:
         pulls = self.pulls(merged_in_window)
         users = self.users()
         files = self.files(merged_in_window)
-        return DayPayload(
-            manifest=day_manifest(
-                client, mark, repo=self.repo, window=self.window, semantics=semantics, reasons=self.reasons,
-                totals=self.totals, cross_check=self.cross_checked, replay=self.replay, options=self.options,
-                notes=self.notes,
-            ),
+        payload = DayPayload(
+            manifest=None,  # set below, once the replay records know what the day landed
             issues=sorted(self.items.values(), key=lambda i: i["number"]),
             events=events,
             comments=comments,
@@ -607,6 +604,36 @@ class DayPlan:
             users=users,
             files=files,
         )
+        stubs = self.without_stubs(payload)
+        mark_landed(self.replay, payload, stubs)
+        payload.manifest = day_manifest(
+            client, mark, repo=self.repo, window=self.window, semantics=semantics, reasons=self.reasons,
+            totals=self.totals, cross_check=self.cross_checked, replay=self.replay, options=self.options,
+            notes=self.notes,
+        )
+        return payload
+
+    def without_stubs(self, payload: DayPayload) -> dict[str, set]:
+        """Take out of ``payload`` any stub the replay served in place of an object the previous landing did
+        not hold (a page answered 304 that this plan reads further than the last one did); the day is then
+        incomplete, and the next landing asks those pages whole. Also notes the pages asked whole because
+        the previous landing lacked an object they held (``ReplayCache.get``). Returns kind -> stub keys."""
+        asked = self.replay_cache.unreplayable
+        if asked:
+            self.notes["pages_asked_whole"] = len(asked)
+            self.client.log.warning(
+                f"the previous landing of {self.repo.full_name} {self.window.key} lacks objects that {len(asked)} "
+                f"of its pages held (the first {asked[0]}): asked them again whole instead of answering them "
+                "from the landing"
+            )
+        stubs = self.replay_cache.take_stubs(payload)
+        for kind, keys in sorted(stubs.items()):
+            self.reasons.append(
+                f"{kind} {', '.join(map(str, sorted(keys, key=str)))}: only a reference of them was at hand (a page "
+                "answered 304 Not Modified and the previous landing does not hold them), so they are left out; "
+                "landing the day again asks their pages whole"
+            )
+        return stubs
 
     def closed_from_events(self, events: list[dict]) -> None:
         """Step 1: the items closed, merged or reopened in the window come embedded in their events."""

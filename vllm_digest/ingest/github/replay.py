@@ -5,6 +5,13 @@ link and a compact reference to the body: the ids of the objects it held
 (plus the few fields the request plan branches on). On a re-fetch, a 304 is
 answered by rebuilding the body from the day's already-landed payload, so an
 unchanged day costs no rate limit and no extra storage.
+
+An object the day did not land (an event after the window, an item the day does not hold) is rebuilt
+as its reference: a stub of the few fields the plan's paging and filtering read, never landed. Each
+reference says which it is: ``mark_landed`` flags those the day did not land (``"stub": true``) once
+the day's payload is known, and a page with a reference *not* so flagged whose object the previous
+landing lacks (a landing cut short, a manifest of older code that flags nothing) is not replayed:
+the client asks it again whole, without its ETag, so a stub never stands in for a landed object.
 """
 
 from __future__ import annotations
@@ -45,24 +52,45 @@ def compact(response: Response, kind: str, shape: str) -> dict:
     return record
 
 
+def landed_index(payload: DayPayload) -> dict[str, dict]:
+    """kind -> key -> the landed object a replayed page can be rebuilt from."""
+    index: dict[str, dict] = {kind: {} for kind in _STUB_FIELDS}
+    for kind, (key, _) in _STUB_FIELDS.items():
+        for obj in getattr(payload, kind):
+            index[kind][obj.get(key)] = obj
+    # events embed the issue they belong to, so they also vouch for issues
+    for event in payload.events:
+        issue = event.get("issue")
+        if isinstance(issue, dict) and "title" in issue:
+            index["issues"].setdefault(issue.get("number"), issue)
+    return index
+
+
+def mark_landed(replay: dict[str, dict], payload: DayPayload, wanted: dict[str, set] | None = None) -> None:
+    """Flag each reference of the day's replay records whose object ``payload`` does not hold (``"stub"``).
+    ``wanted`` (kind -> keys) are objects the day needed but did not land whole: left unflagged, so the
+    next landing asks their pages again whole."""
+    index = landed_index(payload)
+    for record in replay.values():
+        key, _ = _STUB_FIELDS[record["kind"]]
+        needed = (wanted or {}).get(record["kind"], ())
+        for ref in record["refs"]:
+            if ref.get(key) not in index[record["kind"]] and ref.get(key) not in needed:
+                ref["stub"] = True
+            else:
+                ref.pop("stub", None)
+
+
 class ReplayCache:
     """Serves the previous landing's bodies to the client for 304 answers."""
 
     def __init__(self, previous: DayPayload | None):
         details = previous.manifest.details if previous is not None else {}
         self._records: dict = details.get("replay") or {}
-        self._index: dict[str, dict] = {kind: {} for kind in _STUB_FIELDS}
-        if previous is None:
-            return
-        for kind in _STUB_FIELDS:
-            key, _ = _STUB_FIELDS[kind]
-            for obj in getattr(previous, kind):
-                self._index[kind][obj.get(key)] = obj
-        # events embed the issue they belong to, so they also vouch for issues
-        for event in previous.events:
-            issue = event.get("issue")
-            if isinstance(issue, dict) and "title" in issue:
-                self._index["issues"].setdefault(issue.get("number"), issue)
+        self._index = landed_index(previous) if previous is not None else {kind: {} for kind in _STUB_FIELDS}
+        # the pages not replayed because the landing lacks an object they held, asked again whole
+        self.unreplayable: list[str] = []
+        self._served: dict[int, tuple[object, dict]] = {}  # id -> (key, the stub served)
 
     def get(self, url: str) -> CachedResponse | None:
         record = self._records.get(url)
@@ -70,7 +98,11 @@ class ReplayCache:
             return None
         kind = record["kind"]
         key, _ = _STUB_FIELDS[kind]
-        objects = [self._index[kind].get(ref.get(key), ref) for ref in record["refs"]]
+        index = self._index[kind]
+        if any(ref.get(key) not in index and not ref.get("stub") for ref in record["refs"]):
+            self.unreplayable.append(url)
+            return None
+        objects = [index.get(ref.get(key)) or self._stub_of(key, ref) for ref in record["refs"]]
         if record["shape"] == "search":
             data: object = {
                 "total_count": record["total_count"],
@@ -82,3 +114,25 @@ class ReplayCache:
         else:
             data = objects
         return CachedResponse(etag=record["etag"], data=data, next_url=record.get("next"))
+
+    def _stub_of(self, key: str, ref: dict) -> dict:
+        stub = {k: v for k, v in ref.items() if k != "stub"}
+        self._served[id(stub)] = (ref.get(key), stub)
+        return stub
+
+    def _served_key(self, row: dict):
+        """The key of ``row`` if it is a stub this cache served, else None."""
+        hit = self._served.get(id(row))
+        return hit[0] if hit is not None and hit[1] is row else None
+
+    def take_stubs(self, payload: DayPayload) -> dict[str, set]:
+        """Take out of ``payload`` the rows that are stubs this cache served (none, unless the plan kept an
+        object the previous landing did not hold from a page that answered 304); kind -> their keys."""
+        found: dict[str, set] = {}
+        for kind in _STUB_FIELDS:
+            rows = getattr(payload, kind)
+            stubs = [row for row in rows if self._served_key(row) is not None]
+            if stubs:
+                found[kind] = {self._served_key(row) for row in stubs}
+                setattr(payload, kind, [row for row in rows if self._served_key(row) is None])
+        return found
