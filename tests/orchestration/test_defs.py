@@ -100,7 +100,7 @@ def test_a_fresh_process_loads_the_definitions_without_beta_or_preview_warnings(
 def test_resource_descriptions_are_plain_text_and_every_field_is_described(make_settings):
     """The UI shows these strings as they are: RST ``markup`` or a docstring's indentation shows literally."""
     defs = build_definitions(make_settings())
-    assert set(defs.resources) == {"warehouse", "activity_source", "narrative"}
+    assert set(defs.resources) == {"warehouse", "activity_source", "narrative", "state"}
     for name, resource in defs.resources.items():
         definition = resource.get_resource_definition()
         texts = {"description": definition.description}

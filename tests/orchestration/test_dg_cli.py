@@ -47,7 +47,7 @@ def test_dg_list_defs_lists_every_asset_check_job_and_schedule(tmp_path):
     }
     assert sorted(j["name"] for j in listed["jobs"]) == ["daily_digest", "weekly_digest"]
     assert sorted(s["name"] for s in listed["schedules"]) == ["daily_digest_schedule", "weekly_digest_schedule"]
-    assert {r["name"] for r in listed["resources"]} == {"activity_source", "warehouse", "narrative"}
+    assert {r["name"] for r in listed["resources"]} == {"activity_source", "warehouse", "narrative", "state"}
 
 
 # the README's flag: the run's log at INFO, without Dagster's DEBUG events
