@@ -25,6 +25,7 @@ class Reply:
     prompt_tokens: int = 100
     completion_tokens: int = 50
     usage: object = None  # not None: sent as the reply's "usage" in place of the counts above (any JSON value)
+    body: object = None  # not None: a 200 whose whole JSON body is this value (a reply of the wrong shape)
 
 
 @dataclass
@@ -34,7 +35,7 @@ class RecordedRequest:
     body: dict | None
 
 
-def _json_bytes(payload: dict) -> bytes:
+def _json_bytes(payload) -> bytes:
     """The payload as a server's JSON encoder sends it: UTF-8, or ``\\uXXXX`` escapes for a text that has no
     UTF-8 (a lone surrogate, which a Python server escapes rather than refuses)."""
     try:
@@ -115,6 +116,8 @@ class OpenAIEmulator:
                     return self._trickle(reply.trickle)
                 if reply.malformed:
                     return self._send(200, b'{"choices": [ this is not json')
+                if reply.body is not None:
+                    return self._send(200, _json_bytes(reply.body))
                 if reply.status != 200:
                     payload = {"error": {"message": reply.content or "server error"}}
                     return self._send(reply.status, json.dumps(payload).encode())
