@@ -11,7 +11,7 @@ from vllm_digest.core.config.narrative import NarrativeConfig, NarrativeConfigEr
 from vllm_digest.core.sqlmodel.state import StateResource
 from vllm_digest.report.narrative.narrate import SectionInput, narrate_sections
 from vllm_digest.report.narrative.prompts import PROMPT_VERSION, build_messages, data_fence
-from vllm_digest.report.narrative.provider import Breaker
+from vllm_digest.report.narrative.provider import REPLY_BYTES_CAP, Breaker
 from vllm_digest.report.narrative.validator import validate
 from vllm_digest.testing.narrative_replies import VOICES
 from vllm_digest.testing.net import free_port
@@ -283,6 +283,52 @@ def test_provider_failure_falls_back_without_raising(con, emulator, fault, reaso
     # one section's failure does not stop the next one
     assert result.metadata["sections"]["discussions"]["source"] == "llm"
     assert result.metadata["calls"] == 2
+
+
+def _completion(content=GOOD_KEY, **extra) -> dict:
+    return {"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}], **extra}
+
+
+@pytest.mark.parametrize("body, why", [
+    ([], "the body is list, not an object"),
+    ("text", "the body is str, not an object"),
+    ({"choices": {"0": {}}}, "choices is dict, not list"),
+    ({"choices": []}, "choices[0] is missing (choices is list of 0 item(s))"),
+    ({"choices": ["x"]}, "choices[0] is str, not dict"),
+    ({"choices": [{"message": "x"}]}, "choices[0].message is str, not dict"),
+    (_completion(None), "choices[0].message.content is null, not str"),
+    (_completion(["a"]), "choices[0].message.content is list, not str"),
+    (_completion(usage="lots"), "usage is str, not object"),
+    (_completion(usage=[1]), "usage is list, not object"),
+    (_completion(usage={"prompt_tokens": "100"}), "usage.prompt_tokens is str, not a count of tokens"),
+    (_completion(usage={"completion_tokens": -1}), "usage.completion_tokens is an integer outside 0 to 2**31-1, "
+                                                   "not a count of tokens"),
+    (_completion(usage={"prompt_tokens": 2**40}), "usage.prompt_tokens is an integer outside 0 to 2**31-1, "
+                                                  "not a count of tokens"),
+    (_completion(usage={"prompt_tokens": True}), "usage.prompt_tokens is bool, not a count of tokens"),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 40 else None)
+def test_a_reply_of_the_wrong_shape_is_a_fallback_naming_the_field(con, emulator, body, why):
+    emulator.queue(Reply(body=body))
+    result = narrate_sections(con, make_config(emulator.base_url), VOICES["zh"], key_changes_only())
+    assert result.sections["key_changes"] == KEY_DET
+    assert result.metadata["fallbacks"] == {"key_changes": f"provider error: malformed reply: {why}"}
+
+
+def test_a_reply_without_usage_is_accepted_with_no_counts(con, emulator):
+    emulator.queue(Reply(body=_completion()), Reply(body=_completion(usage={"prompt_tokens": None})))
+    for _ in range(2):
+        result = narrate_sections(con, make_config(emulator.base_url, VLLM_DIGEST_LLM_REFRESH="1"), VOICES["zh"],
+                                  key_changes_only())
+        assert result.metadata["sections"]["key_changes"]["source"] == "llm"
+        assert (result.metadata["tokens_in"], result.metadata["tokens_out"]) == (0, 0)
+
+
+def test_a_body_over_the_cap_is_not_read_past_it(con, emulator):
+    emulator.queue(Reply(GOOD_KEY + " " * REPLY_BYTES_CAP))
+    result = narrate_sections(con, make_config(emulator.base_url), VOICES["zh"], key_changes_only())
+    assert result.metadata["fallbacks"] == {"key_changes": "provider error: malformed reply: the body is longer "
+                                                           f"than {REPLY_BYTES_CAP} bytes (the reply cap)"}
+    assert len(emulator.requests) == 1  # no repair
 
 
 def test_unreachable_provider_is_not_waited_for_again_in_the_same_run(con):

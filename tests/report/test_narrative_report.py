@@ -9,6 +9,7 @@ import json
 import logging
 import re
 import shutil
+import time
 from types import SimpleNamespace
 
 import dagster as dg
@@ -30,6 +31,7 @@ from vllm_digest.report.day.model import DayReport
 from vllm_digest.report.facts import NO_THREADS_NOTE
 from vllm_digest.report.narrative.narrate import CACHED_REJECTION
 from vllm_digest.report.narrative.prompts import data_fence
+from vllm_digest.report.narrative.provider import REPLY_BYTES_CAP
 from vllm_digest.report.narrative.states import badge_words, badges, mark, row_statuses
 from vllm_digest.report.narrative.validator import validate
 from vllm_digest.report.render import page_links, render_html, render_markdown
@@ -417,6 +419,75 @@ def test_retry_rejected_asks_again(refused):
     assert by_setting.calls == by_setting.meta["narrative_calls"] == 2 * CALLS
     assert by_run_config.calls == by_run_config.meta["narrative_calls"] == 2 * CALLS
     assert by_setting.meta["narrative_fallbacks"]["zh/summary"]["reason"] == "grounding violations after repair"
+
+
+# --- replies a conforming client must survive: a bad usage, a lone surrogate, a 5 MB answer -------------
+
+HUGE = "x" * 5_000_000
+
+
+class BrokenWriter(GroundedWriter):
+    """Grounded replies, except: 📌 summary's carries ``usage`` as a string; 📊 activity's ends in a lone
+    surrogate; 🧩 topics' first answer holds one and is refused (so the repair request carries it back);
+    🔑 key changes' is 5 MB."""
+
+    def __call__(self, body):
+        section, lang, facts = parse_request(body)
+        self.seen.append((section, lang))
+        text = grounded_reply(section, lang, facts)
+        if section == "summary":
+            return Reply(text, usage="lots")
+        if section == "activity":
+            return text + " \ud800"
+        if section == "topics" and len(body["messages"]) == 2:
+            return "本周期 \ud800 最受关注的是 #99999。"
+        if section == "key_changes":
+            return HUGE
+        return text
+
+
+@pytest.fixture(scope="module")
+def broken(tmp_path_factory, instance, captured_logs, key_in_environment):
+    with OpenAIEmulator(responder=BrokenWriter()) as emulator:
+        settings = llm_settings(tmp_path_factory.mktemp("broken"), emulator.base_url, VLLM_DIGEST_LANGUAGES="zh",
+                                VLLM_DIGEST_LLM_TIMEOUT="20")
+        started = time.monotonic()
+        result = materialize(settings, DAY, instance=instance.instance)  # asserts the run succeeded
+        seconds = time.monotonic() - started
+        with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
+            stored = {table: con.execute(f"SELECT section, response FROM {table} ORDER BY 1").fetchall()
+                      for table in ("narrative_cache", "narrative_rejections")}
+        yield SimpleNamespace(settings=settings, meta=report_metadata(result), text=reports(settings)["zh"],
+                              requests=list(emulator.requests), seconds=seconds, stored=stored)
+
+
+def test_a_usage_of_the_wrong_type_is_a_fallback_not_a_failed_step(broken):
+    assert broken.meta["narrative_fallbacks"]["zh/summary"] == {
+        "reason": "provider error: malformed reply: usage is str, not object", "violations": []}
+    det = deterministic_context(broken.settings)["zh"].section("summary").markdown
+    assert section_body(broken.text, "zh", "summary") == det.strip()
+
+
+def test_a_lone_surrogate_is_repaired_like_landed_text(broken):
+    # the refused answer goes back in the repair request with U+FFFD in the surrogate's place
+    first, repair = _requests_for(broken, "topics")
+    assert repair.body["messages"][2] == {"role": "assistant", "content": "本周期 \ufffd 最受关注的是 #99999。"}
+    assert broken.meta["narrative_sections"]["zh/topics"] == "llm"
+    # an accepted answer with one is stored and written with that one character replaced
+    assert section_body(broken.text, "zh", "activity").endswith("\ufffd")
+    assert dict(broken.stored["narrative_cache"])["activity"].endswith(" \ufffd")
+
+
+def test_a_5_mb_answer_is_malformed_read_no_further_and_never_sent_back_or_stored(broken):
+    assert len(_requests_for(broken, "key_changes")) == 1  # no repair carrying it back
+    assert broken.meta["narrative_fallbacks"]["zh/key_changes"] == {
+        "reason": f"provider error: malformed reply: the body is longer than {REPLY_BYTES_CAP} bytes (the reply cap)",
+        "violations": []}
+    assert not any(section == "key_changes" for table in broken.stored.values() for section, _ in table)
+    assert max(len(text.encode()) for table in broken.stored.values() for _, text in table) <= REPLY_BYTES_CAP
+    det = deterministic_context(broken.settings)["zh"].section("key_changes").markdown
+    assert section_body(broken.text, "zh", "key_changes") == det.strip()
+    assert broken.seconds < 60  # the whole run; the 5 MB answer validated and repaired took minutes
 
 
 # --- untrusted item text ------------------------------------------------------------------------

@@ -30,6 +30,14 @@ class DeadlineExceeded(TimeoutError):
         super().__init__(f"no complete answer within {seconds:g}s")
 
 
+class BodyTooLarge(ValueError):
+    """The answer's body is longer than the exchange's cap; it was not read past the cap."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        super().__init__(f"the answer is longer than {limit} bytes")
+
+
 class Deadline:
     """A moment ``seconds`` from now."""
 
@@ -119,10 +127,11 @@ class RequestCancelled(Exception):
 
 def http_exchange(client: httpx.Client, method: str, url: str, deadline: Deadline, *,
                   operation_timeout: float, progress: RequestProgress | None = None,
-                  **kwargs) -> tuple[httpx.Response, bytes]:
+                  max_bytes: int | None = None, **kwargs) -> tuple[httpx.Response, bytes]:
     """One request and its whole body within ``deadline`` (``DeadlineExceeded`` otherwise); httpx's
     errors as httpx raises them. ``operation_timeout`` bounds each network operation, cut to the
-    deadline, so a worker left behind ends soon too."""
+    deadline, so a worker left behind ends soon too. ``max_bytes``: ``BodyTooLarge`` as soon as the
+    body (declared or read so far) is longer, so a huge answer is never held whole."""
     progress = progress or RequestProgress()
     timeout = httpx.Timeout(max(0.001, min(operation_timeout, deadline.remaining())))
 
@@ -130,9 +139,16 @@ def http_exchange(client: httpx.Client, method: str, url: str, deadline: Deadlin
         chunks: list[bytes] = []
         with client.stream(method, url, timeout=timeout, extensions={"trace": progress.trace}, **kwargs) as response:
             progress.answered(response.status_code)
+            declared = response.headers.get("content-length", "")
+            if max_bytes is not None and declared.isdigit() and int(declared) > max_bytes:
+                raise BodyTooLarge(max_bytes)
+            size = 0
             for chunk in response.iter_bytes():
                 if deadline.expired:
                     raise DeadlineExceeded(deadline.seconds)
+                size += len(chunk)
+                if max_bytes is not None and size > max_bytes:
+                    raise BodyTooLarge(max_bytes)
                 chunks.append(chunk)
         return response, b"".join(chunks)
 

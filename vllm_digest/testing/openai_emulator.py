@@ -24,6 +24,8 @@ class Reply:
     trickle: float = 0.0  # > 0: headers, then one byte every `trickle` seconds, endlessly (until the test ends)
     prompt_tokens: int = 100
     completion_tokens: int = 50
+    usage: object = None  # not None: sent as the reply's "usage" in place of the counts above (any JSON value)
+    body: object = None  # not None: a 200 whose whole JSON body is this value (a reply of the wrong shape)
 
 
 @dataclass
@@ -31,6 +33,15 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: dict | None
+
+
+def _json_bytes(payload) -> bytes:
+    """The payload as a server's JSON encoder sends it: UTF-8, or ``\\uXXXX`` escapes for a text that has no
+    UTF-8 (a lone surrogate, which a Python server escapes rather than refuses)."""
+    try:
+        return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(payload).encode("ascii")
 
 
 class OpenAIEmulator:
@@ -105,6 +116,8 @@ class OpenAIEmulator:
                     return self._trickle(reply.trickle)
                 if reply.malformed:
                     return self._send(200, b'{"choices": [ this is not json')
+                if reply.body is not None:
+                    return self._send(200, _json_bytes(reply.body))
                 if reply.status != 200:
                     payload = {"error": {"message": reply.content or "server error"}}
                     return self._send(reply.status, json.dumps(payload).encode())
@@ -120,9 +133,9 @@ class OpenAIEmulator:
                         "prompt_tokens": reply.prompt_tokens,
                         "completion_tokens": reply.completion_tokens,
                         "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-                    },
+                    } if reply.usage is None else reply.usage,
                 }
-                self._send(200, json.dumps(payload, ensure_ascii=False).encode())
+                self._send(200, _json_bytes(payload))
 
             def _trickle(self, interval: float) -> None:
                 # each byte comes well within the client's timeout, which httpx starts again on every byte
