@@ -454,7 +454,7 @@ def broken(tmp_path_factory, instance, captured_logs, key_in_environment):
         started = time.monotonic()
         result = materialize(settings, DAY, instance=instance.instance)  # asserts the run succeeded
         seconds = time.monotonic() - started
-        with WarehouseResource(path=str(settings.warehouse_path)).connect(read_only=True) as con:
+        with StateResource(path=str(settings.state_path)).connect(read_only=True) as con:
             stored = {table: con.execute(f"SELECT section, response FROM {table} ORDER BY 1").fetchall()
                       for table in ("narrative_cache", "narrative_rejections")}
         yield SimpleNamespace(settings=settings, meta=report_metadata(result), text=reports(settings)["zh"],
