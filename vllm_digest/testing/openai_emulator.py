@@ -142,7 +142,8 @@ class OpenAIEmulator:
                 try:
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", "1000000")
+                    # a declared length under the narrative's reply cap, so that the deadline, not the cap, ends it
+                    self.send_header("Content-Length", "100000")
                     self.end_headers()
                     while not emulator._stopping.wait(interval):
                         self.wfile.write(b" ")
